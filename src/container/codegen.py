@@ -1,0 +1,157 @@
+"""Turning an analysed node into a builder function, once.
+
+A builder takes a resolution context (anything with ``cache`` and ``exits``)
+and returns the value. Its body is generated source in which the whole
+subgraph below the key is inlined (up to a budget): one function call per
+resolution, no signature inspection, no dispatch on lifetimes, no loops.
+Keys, factories and deeper builders are bound as globals of the function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from container.binding import ProviderKind
+from container.graph import Node
+from container.lifetime import Lifetime
+
+Builder = Callable[[Any], Any]
+AsyncBuilder = Callable[[Any], Awaitable[Any]]
+
+MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
+
+INLINE_BUDGET = 24
+"""Nodes inlined into one builder; deeper ones are called through their own builder."""
+
+
+@dataclass
+class _Emitter:
+    node_of: Callable[[Any], Node]
+    builder_of: Callable[[Any, bool], Callable[..., Any]]
+    singleton_slot: Callable[..., Any]
+    is_async: bool
+    namespace: dict[str, Any] = field(default_factory=dict)
+    lines: list[str] = field(default_factory=list)
+    budget: int = INLINE_BUDGET
+    counter: int = 0
+
+    def bind(self, prefix: str, value: Any) -> str:
+        self.counter += 1
+        name = f"{prefix}{self.counter}"
+        self.namespace[name] = value
+        return name
+
+    def emit(self, line: str, depth: int) -> None:
+        self.lines.append("    " * depth + line)
+
+    def value(self, key: Any, depth: int, *, top: bool = False) -> str:
+        """Emit code that leaves the value of ``key`` in a fresh local; return its name."""
+        node = self.node_of(key)
+        binding = node.binding
+        aw = "await " if self.is_async else ""
+        if binding.kind is ProviderKind.INSTANCE:
+            return self.bind("V", binding.target)
+        if binding.kind is ProviderKind.EXTERNAL:
+            target = self.bind("X", binding.factory)
+            local = self.bind("v", None)
+            self.emit(f"{local} = {target}()", depth)
+            return local
+        local = self.bind("v", None)
+        use_async = self.is_async and node.is_async
+        if not top and binding.lifetime is Lifetime.SINGLETON:
+            k = self.bind("K", key)
+            builder = self.bind("B", self.builder_of(key, use_async))
+            self.emit(f"{local} = SINGLETONS.get({k}, MISSING)", depth)
+            self.emit(f"if {local} is MISSING:", depth)
+            self.emit(f"    {local} = {'await ' if use_async else ''}{builder}(ctx)", depth)
+            return local
+        if not top and self.budget <= 0:
+            builder = self.bind("B", self.builder_of(key, use_async))
+            self.emit(f"{local} = {'await ' if use_async else ''}{builder}(ctx)", depth)
+            return local
+        self.budget -= 1
+        if binding.lifetime is Lifetime.SINGLETON:
+            k = self.bind("K", key)
+            self.emit(f"{local} = SINGLETONS.get({k}, MISSING)", depth)
+            self.emit(f"if {local} is MISSING:", depth)
+            create = self.bind("C", self.creator(node))
+            self.emit(f"    {local} = {aw}SLOT({k}, {create}, ROOT)", depth)
+            return local
+        if binding.lifetime is Lifetime.SCOPED:
+            k = self.bind("K", key)
+            self.emit(f"{local} = cache.get({k}, MISSING)", depth)
+            self.emit(f"if {local} is MISSING:", depth)
+            self.construct(node, local, depth + 1)
+            self.emit(f"    cache[{k}] = {local}", depth)
+            return local
+        self.construct(node, local, depth)
+        return local
+
+    def creator(self, node: Node) -> Callable[..., Any]:
+        """A separate function that builds ``node`` fresh (used for singletons)."""
+        sub = _Emitter(
+            self.node_of, self.builder_of, self.singleton_slot, self.is_async and node.is_async
+        )
+        sub.namespace.update(self.namespace_base())
+        local = sub.bind("v", None)
+        sub.construct(node, local, 1)
+        return sub.finish(local, name="create")
+
+    def namespace_base(self) -> dict[str, Any]:
+        keep = ("SINGLETONS", "MISSING", "ROOT", "SLOT")
+        return {k: self.namespace[k] for k in keep if k in self.namespace}
+
+    def construct(self, node: Node, local: str, depth: int) -> None:
+        args = []
+        for dep in node.deps:
+            value = self.value(dep.key, depth)
+            args.append(value if dep.positional else f"{dep.name}={value}")
+        factory = self.bind("F", node.binding.factory)
+        call = f"{factory}({', '.join(args)})"
+        kind = node.binding.kind
+        if kind is ProviderKind.ASYNC_FACTORY:
+            self.emit(f"{local} = await {call}", depth)
+        elif kind is ProviderKind.CONTEXT_MANAGER:
+            self.emit(f"cm = {call}", depth)
+            self.emit(f"{local} = cm.__enter__()", depth)
+            self.emit("ctx.exits.append((False, cm.__exit__))", depth)
+        elif kind is ProviderKind.ASYNC_CONTEXT_MANAGER:
+            self.emit(f"cm = {call}", depth)
+            self.emit(f"{local} = await cm.__aenter__()", depth)
+            self.emit("ctx.exits.append((True, cm.__aexit__))", depth)
+        else:
+            self.emit(f"{local} = {call}", depth)
+
+    def finish(self, result: str, *, name: str = "build") -> Callable[..., Any]:
+        head = f"{'async def' if self.is_async else 'def'} {name}(ctx):"
+        source = "\n".join([head, "    cache = ctx.cache", *self.lines, f"    return {result}"])
+        exec(compile(source, f"<container {name}>", "exec"), self.namespace)
+        function: Callable[..., Any] = self.namespace[name]
+        function.__source__ = source  # type: ignore[attr-defined]
+        return function
+
+
+def compile_builder(
+    node: Node,
+    *,
+    node_of: Callable[[Any], Node],
+    builder_of: Callable[[Any, bool], Callable[..., Any]],
+    is_async: bool,
+    singletons: dict[Any, Any],
+    singleton_slot: Callable[..., Any],
+    root: Any,
+) -> Callable[..., Any]:
+    """The builder for ``node``: sync, or async when ``is_async``.
+
+    ``builder_of(key, is_async)`` returns the compiled builder of a key that
+    is not inlined. Singletons are created against ``root`` (their
+    dependencies never see a request scope) through
+    ``singleton_slot(key, create, root)``, which makes the first
+    construction happen once under a lock.
+    """
+    emitter = _Emitter(node_of, builder_of, singleton_slot, is_async)
+    emitter.namespace.update(SINGLETONS=singletons, MISSING=MISSING, ROOT=root, SLOT=singleton_slot)
+    result = emitter.value(node.key, 1, top=True)
+    return emitter.finish(result)

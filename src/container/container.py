@@ -1,0 +1,388 @@
+"""The container: bindings in, compiled builders and scopes out."""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, TypeVar, overload
+
+import anyio
+
+from container.binding import Binding
+from container.codegen import MISSING, AsyncBuilder, Builder, compile_builder
+from container.errors import (
+    AsyncResolutionRequired,
+    Problem,
+    ResolutionError,
+    ScopeError,
+    ValidationError,
+)
+from container.graph import Graph, Node
+from container.introspect import EMPTY, parameters, type_name
+from container.lifetime import Lifetime
+from container.scope import Exit, Scope, run_exits_async, run_exits_sync
+
+T = TypeVar("T")
+
+
+class _NoScopeCache(dict[Any, Any]):
+    """The cache of the root context: asking it for a scoped value is the error."""
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        raise ScopeError(
+            f"{type_name(key)} is scoped and was resolved outside a scope; "
+            "resolve it inside `with container.scope() as scope:`"
+        )
+
+
+class _Root:
+    __slots__ = ("cache", "exits")
+
+    def __init__(self, exits: list[Exit]) -> None:
+        self.cache: dict[Any, Any] = _NoScopeCache()
+        self.exits = exits
+
+
+@dataclass(frozen=True, slots=True)
+class CallPlan:
+    """Which parameters of a callable the container fills, decided once."""
+
+    sync: tuple[tuple[str, Builder], ...]
+    async_: tuple[tuple[str, Builder | None, AsyncBuilder | None], ...]
+
+    def resolve_sync(self, ctx: Any, given: Mapping[str, Any]) -> dict[str, Any]:
+        return {name: build(ctx) for name, build in self.sync if name not in given}
+
+    async def resolve_async(self, ctx: Any, given: Mapping[str, Any]) -> dict[str, Any]:
+        values: dict[str, Any] = {}
+        for name, build, abuild in self.async_:
+            if name in given:
+                continue
+            values[name] = await abuild(ctx) if abuild is not None else build(ctx)  # type: ignore[misc]
+        return values
+
+
+class Container:
+    """Bindings, lifetimes and compiled resolution.
+
+    >>> from typing import Protocol
+    >>> class Greeter(Protocol):
+    ...     def greet(self, name: str) -> str: ...
+    >>> class English:
+    ...     def greet(self, name: str) -> str:
+    ...         return f"Hello, {name}!"
+    >>> container = Container()
+    >>> container.singleton(Greeter, English)
+    Binding(Greeter -> English, singleton, class)
+    >>> with container.scope() as scope:
+    ...     scope.get(Greeter).greet("Ada")
+    'Hello, Ada!'
+    """
+
+    def __init__(self) -> None:
+        self._bindings: dict[Any, Binding] = {}
+        self._singletons: dict[Any, Any] = {}
+        self._exits: list[Exit] = []
+        self._root = _Root(self._exits)
+        self._lock = threading.RLock()
+        self._async_locks: dict[Any, anyio.Lock] = {}
+        self._sync: dict[Any, Builder] = {}
+        self._async: dict[Any, AsyncBuilder] = {}
+        self._call_plans: dict[Any, CallPlan] = {}
+        self._reset()
+
+    def _reset(self) -> None:
+        """Forget every compiled plan (the dicts are cleared in place: scopes hold them)."""
+        self._graph = Graph(self._bindings)
+        self._sync.clear()
+        self._async.clear()
+        self._call_plans.clear()
+
+    def __repr__(self) -> str:
+        return f"<Container {len(self._bindings)} bindings, {len(self._singletons)} singletons>"
+
+    # -- binding -------------------------------------------------------------
+
+    def bind(
+        self, key: Any, target: Any = None, lifetime: Lifetime = Lifetime.TRANSIENT
+    ) -> Binding:
+        """Bind ``key`` to ``target`` (``key`` itself when omitted) with ``lifetime``."""
+        binding = Binding.of(key, key if target is None else target, lifetime)
+        self._set(key, binding)
+        return binding
+
+    def singleton(self, key: Any, target: Any = None) -> Binding:
+        return self.bind(key, target, Lifetime.SINGLETON)
+
+    def scoped(self, key: Any, target: Any = None) -> Binding:
+        return self.bind(key, target, Lifetime.SCOPED)
+
+    def transient(self, key: Any, target: Any = None) -> Binding:
+        return self.bind(key, target, Lifetime.TRANSIENT)
+
+    def instance(self, key: Any, value: Any) -> Binding:
+        """Bind ``key`` to an existing value, shared by everyone."""
+        binding = Binding.instance(key, value)
+        self._set(key, binding)
+        return binding
+
+    def on_close(self, callback: Callable[[], Any]) -> None:
+        """Run ``callback`` (sync or async) when the container closes."""
+        is_async = inspect.iscoroutinefunction(callback)
+        self._exits.append((is_async, lambda *_: callback()))
+
+    def _set(self, key: Any, binding: Binding | None) -> None:
+        with self._lock:
+            if binding is None:
+                self._bindings.pop(key, None)
+            else:
+                self._bindings[key] = binding
+            self._singletons.pop(key, None)
+            self._reset()
+
+    @property
+    def bindings(self) -> Mapping[Any, Binding]:
+        return dict(self._bindings)
+
+    @contextmanager
+    def override(
+        self,
+        key: Any,
+        replacement: Any = MISSING,
+        *,
+        factory: Any = None,
+        lifetime: Lifetime | None = None,
+    ) -> Iterator[Binding]:
+        """Replace the binding of ``key`` inside the ``with`` block, then restore it.
+
+        ``replacement`` is a value (a class passed here is bound as an
+        implementation); ``factory=`` binds a factory instead. Singletons
+        created during the override are dropped when it ends.
+        """
+        previous = self._bindings.get(key)
+        kept_lifetime = lifetime or (previous.lifetime if previous else Lifetime.TRANSIENT)
+        if factory is not None:
+            binding = Binding.of(key, factory, kept_lifetime)
+        elif isinstance(replacement, type):
+            binding = Binding.of(key, replacement, kept_lifetime)
+        elif replacement is MISSING:
+            raise TypeError("override() needs a replacement value or factory=")
+        else:
+            binding = Binding.instance(key, replacement)
+        with self._lock:
+            snapshot = dict(self._singletons)
+            self._set(key, binding)
+        try:
+            yield binding
+        finally:
+            with self._lock:
+                self._set(key, previous)
+                self._singletons.clear()
+                self._singletons.update(snapshot)
+
+    # -- analysis ------------------------------------------------------------
+
+    def node(self, key: Any) -> Node:
+        with self._lock:
+            return self._graph.node(key)
+
+    def can_resolve(self, key: Any) -> bool:
+        return self.node(key).ok
+
+    def check(self, *roots: Any) -> tuple[Problem, ...]:
+        """Every problem under ``roots`` (types or callables); all bindings when none."""
+        problems: list[Problem] = []
+        with self._lock:
+            for root in roots or tuple(self._bindings):
+                if callable(root) and not isinstance(root, type):
+                    found = self._callable_problems(root)
+                else:
+                    found = self._graph.node(root).problems
+                problems.extend(p for p in found if p not in problems)
+        return tuple(problems)
+
+    def _callable_problems(self, fn: Callable[..., Any]) -> list[Problem]:
+        params = parameters(fn)
+        _, problems = self._graph.dependencies(params, (type_name(fn),), owner=fn)
+        return problems
+
+    def validate(self, *roots: Any) -> None:
+        """Raise ``ValidationError`` listing every problem under ``roots`` (or all bindings)."""
+        problems = self.check(*roots)
+        if problems:
+            raise ValidationError(problems)
+
+    # -- compiled resolution ---------------------------------------------------
+
+    def builder(self, key: Any) -> Builder:
+        """The compiled synchronous builder for ``key``."""
+        found = self._sync.get(key)
+        if found is not None:
+            return found
+        with self._lock:
+            return self._compile_sync(key)
+
+    def async_builder(self, key: Any) -> AsyncBuilder:
+        """The compiled builder for ``key`` to await (sync graphs are wrapped)."""
+        found = self._async.get(key)
+        if found is not None:
+            return found
+        with self._lock:
+            node = self._ok_node(key)
+            if not node.is_async:
+                build = self._compile_sync(key)
+
+                async def run_sync(ctx: Any) -> Any:
+                    return build(ctx)
+
+                self._async[key] = run_sync
+                return run_sync
+            return self._compile_async(key)
+
+    def _ok_node(self, key: Any) -> Node:
+        node = self._graph.node(key)
+        if not node.ok:
+            raise ResolutionError(node.problems, title=f"Cannot resolve {type_name(key)}")
+        return node
+
+    def _compile_sync(self, key: Any) -> Builder:
+        found = self._sync.get(key)
+        if found is not None:
+            return found
+        node = self._ok_node(key)
+        if node.is_async:
+            name = type_name(key)
+
+            def needs_await(ctx: Any) -> Any:
+                raise AsyncResolutionRequired(
+                    f"{name} has an async factory in its graph; use `await scope.aget({name})`"
+                )
+
+            self._sync[key] = needs_await
+            return needs_await
+        built = self._generate(node, is_async=False)
+        self._sync[key] = built
+        return built
+
+    def _compile_async(self, key: Any) -> AsyncBuilder:
+        found = self._async.get(key)
+        if found is not None:
+            return found
+        node = self._ok_node(key)
+        built = self._generate(node, is_async=True)
+        self._async[key] = built
+        return built
+
+    def _generate(self, node: Node, *, is_async: bool) -> Callable[..., Any]:
+        return compile_builder(
+            node,
+            node_of=self._graph.node,
+            builder_of=self._builder_of,
+            is_async=is_async,
+            singletons=self._singletons,
+            singleton_slot=self._async_singleton_slot if is_async else self._singleton_slot,
+            root=self._root,
+        )
+
+    def _builder_of(self, key: Any, is_async: bool) -> Any:
+        return self._compile_async(key) if is_async else self._compile_sync(key)
+
+    def _singleton_slot(self, key: Any, create: Builder, root: Any) -> Any:
+        with self._lock:
+            value = self._singletons.get(key, MISSING)
+            if value is MISSING:
+                value = create(root)
+                self._singletons[key] = value
+            return value
+
+    async def _async_singleton_slot(
+        self, key: Any, create: Callable[[Any], Awaitable[Any]], root: Any
+    ) -> Any:
+        lock = self._async_locks.get(key)
+        if lock is None:
+            lock = self._async_locks.setdefault(key, anyio.Lock())
+        async with lock:
+            value = self._singletons.get(key, MISSING)
+            if value is MISSING:
+                value = await create(root)
+                self._singletons[key] = value
+            return value
+
+    def call_plan(self, fn: Callable[..., Any]) -> CallPlan:
+        """Which parameters of ``fn`` are injected; computed once per callable."""
+        cache_key = getattr(fn, "__func__", fn), getattr(fn, "__self__", None) is not None
+        found = self._call_plans.get(cache_key)
+        if found is not None:
+            return found
+        with self._lock:
+            sync: list[tuple[str, Builder]] = []
+            async_: list[tuple[str, Builder | None, AsyncBuilder | None]] = []
+            for param in parameters(fn):
+                if param.variadic or param.key is EMPTY or not self._graph.resolvable(param.key):
+                    continue
+                node = self._graph.node(param.key)
+                sync_builder = self._compile_sync(param.key)
+                sync.append((param.name, sync_builder))
+                async_builder = self._compile_async(param.key) if node.is_async else None
+                async_.append((param.name, sync_builder, async_builder))
+            plan = CallPlan(tuple(sync), tuple(async_))
+            self._call_plans[cache_key] = plan
+            return plan
+
+    # -- scopes and lifecycle -------------------------------------------------------
+
+    def scope(self) -> Scope:
+        """A new scope; use it with ``with`` or ``async with``."""
+        return Scope(self)
+
+    @overload
+    def get(self, key: type[T]) -> T: ...
+    @overload
+    def get(self, key: Any) -> Any: ...
+    def get(self, key: Any) -> Any:
+        """Resolve a singleton or transient outside any scope."""
+        return self.builder(key)(self._root)
+
+    async def aget(self, key: Any) -> Any:
+        return await self.async_builder(key)(self._root)
+
+    def close(self) -> None:
+        """Run singleton finalizers and close hooks, in reverse order."""
+        run_exits_sync(self._exits, None)
+        self._singletons.clear()
+
+    async def aclose(self) -> None:
+        await run_exits_async(self._exits, None)
+        self._singletons.clear()
+
+    def __enter__(self) -> Container:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Container:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def include(self, source: Any) -> list[Binding]:
+        """Import the providers of a ``dependency_injector`` container as bindings."""
+        from container.interop import include_dependency_injector
+
+        return include_dependency_injector(self, source)

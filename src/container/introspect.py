@@ -1,0 +1,134 @@
+"""Reading what a callable needs from its signature, once, at compile time."""
+
+from __future__ import annotations
+
+import inspect
+import types
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+EMPTY: Final[Any] = inspect.Parameter.empty
+NONE_TYPE: Final = type(None)
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One parameter of a callable, with its annotation normalized to a lookup key.
+
+    ``key`` is the annotation with ``Annotated`` metadata stripped and ``None``
+    removed from an optional union; ``optional`` records that ``None`` was
+    allowed. ``metadata`` keeps the ``Annotated`` extras for callers that read
+    markers.
+    """
+
+    name: str
+    key: Any
+    default: Any
+    kind: inspect._ParameterKind
+    optional: bool = False
+    metadata: tuple[Any, ...] = ()
+    annotation: Any = EMPTY
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not EMPTY
+
+    @property
+    def variadic(self) -> bool:
+        return self.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+
+
+class AnnotationError(TypeError):
+    """An annotation could not be evaluated (a name that is not importable)."""
+
+
+def normalize(annotation: Any) -> tuple[Any, bool, tuple[Any, ...]]:
+    """Return ``(key, optional, metadata)`` for an annotation.
+
+    >>> normalize(typing.Optional[int])
+    (<class 'int'>, True, ())
+    >>> normalize(typing.Annotated[str, "marker"])
+    (<class 'str'>, False, ('marker',))
+    """
+    metadata: tuple[Any, ...] = ()
+    if typing.get_origin(annotation) is typing.Annotated:
+        metadata = tuple(annotation.__metadata__)
+        annotation = annotation.__origin__
+    origin = typing.get_origin(annotation)
+    if origin is typing.Union or origin is types.UnionType:
+        args = [a for a in typing.get_args(annotation) if a is not NONE_TYPE]
+        if len(args) != len(typing.get_args(annotation)) and len(args) == 1:
+            inner, _, inner_meta = normalize(args[0])
+            return inner, True, metadata + inner_meta
+    return annotation, False, metadata
+
+
+def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(fn, include_extras=True)
+    except NameError as exc:
+        name = getattr(fn, "__qualname__", repr(fn))
+        raise AnnotationError(
+            f"cannot evaluate the annotations of {name}: {exc}; "
+            "define the annotated types at module level or import them"
+        ) from exc
+
+
+def init_of(target: Any) -> Callable[..., Any] | None:
+    """The callable whose parameters a class needs, or ``None`` for ``object.__init__``."""
+    init = target.__init__
+    if init is object.__init__:
+        new = target.__new__
+        return None if new is object.__new__ else new
+    return typing.cast(Callable[..., Any], init)
+
+
+def parameters(fn: Callable[..., Any], *, skip_self: bool = False) -> list[Param]:
+    """Every parameter of ``fn`` with its normalized annotation.
+
+    Classes are read through their ``__init__``; ``self`` is skipped for them
+    and, with ``skip_self``, for unbound methods.
+    """
+    if isinstance(fn, type):
+        init = init_of(fn)
+        if init is None:
+            return []
+        target: Callable[..., Any] = init
+        skip_self = True
+    else:
+        target = fn
+    signature = inspect.signature(target, follow_wrapped=True)
+    hints = _hints(inspect.unwrap(target))
+    result: list[Param] = []
+    for index, param in enumerate(signature.parameters.values()):
+        if skip_self and index == 0 and param.kind is not inspect.Parameter.KEYWORD_ONLY:
+            continue
+        annotation = hints.get(param.name, EMPTY)
+        if annotation is EMPTY:
+            key, optional, metadata = EMPTY, False, ()
+        else:
+            key, optional, metadata = normalize(annotation)
+        result.append(
+            Param(
+                name=param.name,
+                key=key,
+                default=param.default,
+                kind=param.kind,
+                optional=optional,
+                metadata=metadata,
+                annotation=annotation,
+            )
+        )
+    return result
+
+
+def type_name(key: Any) -> str:
+    """A short readable name for a type or callable, for paths and messages."""
+    if isinstance(key, type):
+        return key.__qualname__
+    name = getattr(key, "__qualname__", None)
+    if isinstance(name, str) and not typing.get_origin(key):
+        return name
+    return repr(key).replace("typing.", "")
