@@ -1,0 +1,1 @@
+"""Benchmarks: ``uv run --group bench python -m benchmarks`` (see docs/performance.md)."""

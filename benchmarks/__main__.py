@@ -1,0 +1,117 @@
+"""``python -m benchmarks [SUITE ...] [--quick]``: run suites, print and publish tables.
+
+Each suite is a module exposing ``SUITE`` (a :class:`benchmarks.suite.Suite`);
+add a new one to :data:`SUITES`. A full run writes ``docs/benchmarks.md`` and,
+when matplotlib is installed (the ``bench`` group has it), ``docs/benchmarks.png``.
+``--quick`` is a smoke run: few, short samples, nothing written unless ``--write``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from benchmarks import harness, report
+from benchmarks.suite import Suite
+
+SUITES: dict[str, str] = {
+    "container": "benchmarks.container_suite",
+}
+"""Suite name -> module holding its ``SUITE``; run in this order."""
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def load(name: str) -> Suite:
+    suite: Suite = importlib.import_module(SUITES[name]).SUITE
+    return suite
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks",
+        description="Run the benchmark suites side by side and report medians and ratios.",
+    )
+    parser.add_argument(
+        "suites",
+        nargs="*",
+        metavar="SUITE",
+        help=f"suites to run (default: all): {', '.join(SUITES)}",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="smoke run: few short samples, writes nothing"
+    )
+    parser.add_argument("--repeats", type=int, help="rounds per case (default 31, quick 5)")
+    parser.add_argument(
+        "--sample-ms", type=float, help="target length of one timed loop (default 20, quick 4)"
+    )
+    write = parser.add_mutually_exclusive_group()
+    write.add_argument("--write", action="store_true", help="write docs even with --quick")
+    write.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument(
+        "--out", type=Path, default=DOCS, help="where benchmarks.md/.png go (default: docs/)"
+    )
+    args = parser.parse_args(argv)
+    unknown = [name for name in args.suites if name not in SUITES]
+    if unknown:
+        parser.error(f"unknown suite(s) {', '.join(unknown)}; choose from {', '.join(SUITES)}")
+    return args
+
+
+def settings_from(args: argparse.Namespace) -> harness.Settings:
+    base = harness.Settings.quick() if args.quick else harness.Settings.full()
+    return harness.Settings(
+        repeats=args.repeats or base.repeats,
+        target_seconds=args.sample_ms / 1000 if args.sample_ms else base.target_seconds,
+    )
+
+
+def _progress(name: str) -> Callable[[str], None]:
+    def say(message: str) -> None:
+        print(f"[{name}] {message}", file=sys.stderr, flush=True)
+
+    return say
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse(sys.argv[1:] if argv is None else argv)
+    settings = settings_from(args)
+    names = args.suites or list(SUITES)
+    machine = report.Machine.here()
+    started = time.perf_counter()
+    print(f"# python -m benchmarks ({machine.line()})\n", flush=True)
+
+    runs: list[report.SuiteRun] = []
+    for name in names:
+        suite = load(name)
+        print(f"[{name}] verifying contenders", file=sys.stderr, flush=True)
+        suite.verify()
+        cases = suite.cases()
+        print(f"[{name}] {len(cases)} cases", file=sys.stderr, flush=True)
+        results = harness.run(cases, settings, progress=_progress(name))
+        table = harness.with_ratios(results)
+        run = report.SuiteRun(suite, table, suite.targets(table))
+        runs.append(run)
+        print(report.suite_markdown(run), flush=True)
+
+    if args.write or (not args.quick and not args.no_write):
+        args.out.mkdir(parents=True, exist_ok=True)
+        image = args.out / "benchmarks.png"
+        drew = report.plot(runs, machine, image)
+        markdown = args.out / "benchmarks.md"
+        markdown.write_text(
+            report.document(
+                runs, machine, settings, report.command_line(), image=image.name if drew else None
+            )
+        )
+        print(f"wrote {markdown}" + (f" and {image}" if drew else " (no matplotlib: no plot)"))
+    print(f"done in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

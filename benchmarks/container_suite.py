@@ -1,0 +1,527 @@
+"""The container benchmark: a scoped 5-node graph and a bare transient, side by side.
+
+Graph (same classes for every contender)::
+
+    A(b: B, c: C)      scoped
+    B(d: D)            scoped
+    C(d: D, e: E)      scoped
+    D()                singleton
+    E()                scoped
+
+Scenario ``scoped``: open a scope, resolve ``A`` (which builds A, B, C, E and
+reuses the singleton D), close the scope. Scenario ``transient``: resolve a
+class with no dependencies and a transient lifetime, from a scope that is
+already open.
+
+The floor is the same work written by hand: ``A(B(D), C(D, E()))`` with D a
+prebuilt module-level singleton, and ``Token()``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import dishka
+import wireup
+from dependency_injector import containers, providers
+
+from benchmarks.harness import Case
+from benchmarks.suite import Suite, Table, Target, row
+from container import Container
+
+SCOPED = "scoped"
+TRANSIENT = "transient"
+
+
+class D:
+    pass
+
+
+class E:
+    pass
+
+
+class B:
+    def __init__(self, d: D) -> None:
+        self.d = d
+
+
+class C:
+    def __init__(self, d: D, e: E) -> None:
+        self.d = d
+        self.e = e
+
+
+class A:
+    def __init__(self, b: B, c: C) -> None:
+        self.b = b
+        self.c = c
+
+
+class Token:
+    pass
+
+
+# -- the floor: hand-written constructors ------------------------------------------
+
+D_SINGLETON = D()
+
+
+def hand_written() -> A:
+    return A(B(D_SINGLETON), C(D_SINGLETON, E()))
+
+
+async def hand_written_async() -> A:
+    return A(B(D_SINGLETON), C(D_SINGLETON, E()))
+
+
+async def token_async() -> Token:
+    return Token()
+
+
+# -- the contenders, each wired the way its documentation shows ------------------------
+
+
+def ours() -> Container:
+    container = Container()
+    container.singleton(D)
+    container.scoped(E)
+    container.scoped(B)
+    container.scoped(C)
+    container.scoped(A)
+    container.transient(Token)
+    container.validate()
+    return container
+
+
+def dishka_provider() -> dishka.Provider:
+    provider = dishka.Provider()
+    provider.provide(D, scope=dishka.Scope.APP)
+    provider.provide(E, scope=dishka.Scope.REQUEST)
+    provider.provide(B, scope=dishka.Scope.REQUEST)
+    provider.provide(C, scope=dishka.Scope.REQUEST)
+    provider.provide(A, scope=dishka.Scope.REQUEST)
+    # dishka's transient: no cache, in the request scope (an APP-scoped one would be
+    # resolved through the root container and its lock).
+    provider.provide(Token, scope=dishka.Scope.REQUEST, cache=False)
+    return provider
+
+
+def dishka_sync() -> dishka.Container:
+    return dishka.make_container(dishka_provider())
+
+
+def dishka_async() -> dishka.AsyncContainer:
+    return dishka.make_async_container(dishka_provider())
+
+
+def _wireup_injectables() -> list[Any]:
+    # @injectable, applied as a call so the classes stay shared with the others.
+    return [
+        wireup.injectable(D, lifetime="singleton"),
+        wireup.injectable(E, lifetime="scoped"),
+        wireup.injectable(B, lifetime="scoped"),
+        wireup.injectable(C, lifetime="scoped"),
+        wireup.injectable(A, lifetime="scoped"),
+        wireup.injectable(Token, lifetime="transient"),
+    ]
+
+
+def wireup_sync() -> wireup.SyncContainer:
+    return wireup.create_sync_container(injectables=_wireup_injectables())
+
+
+def wireup_async() -> wireup.AsyncContainer:
+    return wireup.create_async_container(injectables=_wireup_injectables())
+
+
+class DIContainer(containers.DeclarativeContainer):
+    """dependency-injector has no request scope: per-scope objects are Factories."""
+
+    d = providers.Singleton(D)
+    e = providers.Factory(E)
+    b = providers.Factory(B, d=d)
+    c = providers.Factory(C, d=d, e=e)
+    a = providers.Factory(A, b=b, c=c)
+    token = providers.Factory(Token)
+
+
+# -- cases ---------------------------------------------------------------------------
+
+
+def _names(**names: Any) -> Callable[[], Mapping[str, Any]]:
+    return lambda: names
+
+
+def _lazy(**factories: Callable[[], Any]) -> Callable[[], Mapping[str, Any]]:
+    """Setup that builds each named object when the harness asks (one per case)."""
+    return lambda: {name: make() for name, make in factories.items()}
+
+
+async def _open_async(factory: Callable[[], Any], enter: str) -> Mapping[str, Any]:
+    """An async scope entered as ``async with`` does, left open for the timed loop."""
+    opened = getattr(factory(), enter)()
+    return {"scope": await opened.__aenter__(), "Token": Token}
+
+
+def _open_async_setup(
+    factory: Callable[[], Any], enter: str
+) -> Callable[[], Awaitable[Mapping[str, Any]]]:
+    return lambda: _open_async(factory, enter)
+
+
+def _open_sync_setup(factory: Callable[[], Any], enter: str) -> Callable[[], Mapping[str, Any]]:
+    """A sync scope entered as ``with`` does, left open for the timed loop."""
+
+    def setup() -> Mapping[str, Any]:
+        opened = getattr(factory(), enter)()
+        return {"scope": opened.__enter__(), "Token": Token}
+
+    return setup
+
+
+def _scoped_cases() -> list[Case]:
+    s = SCOPED
+    return [
+        Case(
+            s,
+            "hand-written (floor)",
+            "A(B(D_SINGLETON), C(D_SINGLETON, E()))",
+            _names(A=A, B=B, C=C, E=E, D_SINGLETON=D_SINGLETON),
+            anchor=True,
+            tag="floor",
+            note="constructors called by hand; D prebuilt",
+        ),
+        Case(
+            s,
+            "hand-written, awaited",
+            "await build()",
+            _names(build=hand_written_async),
+            is_async=True,
+            tag="floor-async",
+            note="the floor inside one `async def`: the least an awaited resolve costs",
+        ),
+        Case(
+            s,
+            "this container (sync scope)",
+            """
+            with container.scope() as scope:
+                scope.get(A)
+            """,
+            _lazy(container=ours, A=lambda: A),
+            tag="ours-sync",
+        ),
+        Case(
+            s,
+            "this container (async scope)",
+            """
+            async with container.scope() as scope:
+                await scope.aget(A)
+            """,
+            _lazy(container=ours, A=lambda: A),
+            is_async=True,
+            tag="ours-async",
+        ),
+        Case(
+            s,
+            "dishka (sync container)",
+            """
+            with container() as request:
+                request.get(A)
+            """,
+            _lazy(container=dishka_sync, A=lambda: A),
+            tag="dishka-sync",
+        ),
+        Case(
+            s,
+            "dishka (async container)",
+            """
+            async with container() as request:
+                await request.get(A)
+            """,
+            _lazy(container=dishka_async, A=lambda: A),
+            is_async=True,
+            tag="dishka-async",
+        ),
+        Case(
+            s,
+            "wireup (sync container)",
+            """
+            with container.enter_scope() as scope:
+                scope.get(A)
+            """,
+            _lazy(container=wireup_sync, A=lambda: A),
+            tag="wireup-sync",
+        ),
+        Case(
+            s,
+            "wireup (async container)",
+            """
+            async with container.enter_scope() as scope:
+                await scope.get(A)
+            """,
+            _lazy(container=wireup_async, A=lambda: A),
+            is_async=True,
+            tag="wireup-async",
+        ),
+        Case(
+            s,
+            "dependency-injector",
+            "container.a()",
+            _lazy(container=DIContainer),
+            tag="di",
+            note="no request scope: Factory per object, no scope enter/exit",
+        ),
+    ]
+
+
+def _transient_cases() -> list[Case]:
+    t = TRANSIENT
+    return [
+        Case(
+            t,
+            "hand-written (floor)",
+            "Token()",
+            _names(Token=Token),
+            anchor=True,
+            tag="floor",
+        ),
+        Case(
+            t,
+            "hand-written, awaited",
+            "await make()",
+            _names(make=token_async),
+            is_async=True,
+            tag="floor-async",
+            note="`Token()` inside one `async def`",
+        ),
+        Case(
+            t,
+            "this container (sync scope)",
+            "scope.get(Token)",
+            _open_sync_setup(ours, "scope"),
+            tag="ours-sync",
+        ),
+        Case(
+            t,
+            "this container (root, no scope)",
+            "container.get(Token)",
+            _lazy(container=ours, Token=lambda: Token),
+            tag="ours-root",
+        ),
+        Case(
+            t,
+            "this container (async scope)",
+            "await scope.aget(Token)",
+            _open_async_setup(ours, "scope"),
+            is_async=True,
+            tag="ours-async",
+        ),
+        Case(
+            t,
+            "dishka (sync container)",
+            "scope.get(Token)",
+            _open_sync_setup(dishka_sync, "__call__"),
+            tag="dishka-sync",
+            note="`cache=False` in Scope.REQUEST",
+        ),
+        Case(
+            t,
+            "dishka (async container)",
+            "await scope.get(Token)",
+            _open_async_setup(dishka_async, "__call__"),
+            is_async=True,
+            tag="dishka-async",
+        ),
+        Case(
+            t,
+            "wireup (sync container)",
+            "scope.get(Token)",
+            _open_sync_setup(wireup_sync, "enter_scope"),
+            tag="wireup-sync",
+        ),
+        Case(
+            t,
+            "wireup (async container)",
+            "await scope.get(Token)",
+            _open_async_setup(wireup_async, "enter_scope"),
+            is_async=True,
+            tag="wireup-async",
+        ),
+        Case(
+            t,
+            "dependency-injector",
+            "container.token()",
+            _lazy(container=DIContainer),
+            tag="di",
+            note="providers.Factory",
+        ),
+    ]
+
+
+def cases() -> list[Case]:
+    return [*_scoped_cases(), *_transient_cases()]
+
+
+# -- verification: every contender builds the same thing -------------------------------
+
+
+def _check_graph(first: Any, again: Any, other_scope: Any, *, scoped: bool, who: str) -> None:
+    problems: list[str] = []
+    if not isinstance(first, A) or not isinstance(first.b, B) or not isinstance(first.c, C):
+        problems.append("wrong types")
+    if not isinstance(first.c.e, E) or not isinstance(first.b.d, D):
+        problems.append("wrong leaf types")
+    if first.b.d is not first.c.d:
+        problems.append("D is not shared inside the graph")
+    if first.b.d is not other_scope.b.d:
+        problems.append("D is not a singleton across scopes")
+    if first is other_scope:
+        problems.append("A is shared across scopes")
+    if scoped and first is not again:
+        problems.append("A is not shared inside one scope")
+    if problems:
+        raise AssertionError(f"{who}: {'; '.join(problems)}")
+
+
+def _verify_sync(
+    who: str, scope: Callable[[], Any], get: Callable[[Any, Any], Any], *, scoped: bool = True
+) -> None:
+    with scope() as first_scope:
+        first, again = get(first_scope, A), get(first_scope, A)
+        t1, t2 = get(first_scope, Token), get(first_scope, Token)
+    with scope() as second_scope:
+        other = get(second_scope, A)
+    _check_graph(first, again, other, scoped=scoped, who=who)
+    if not isinstance(t1, Token) or t1 is t2:
+        raise AssertionError(f"{who}: Token is not transient")
+
+
+async def _verify_async(who: str, scope: Callable[[], Any]) -> None:
+    async with scope() as first_scope:
+        first, again = await first_scope.get(A), await first_scope.get(A)
+        t1, t2 = await first_scope.get(Token), await first_scope.get(Token)
+    async with scope() as second_scope:
+        other = await second_scope.get(A)
+    _check_graph(first, again, other, scoped=True, who=who)
+    if not isinstance(t1, Token) or t1 is t2:
+        raise AssertionError(f"{who}: Token is not transient")
+
+
+class _AgetAsGet:
+    """Lets this container's async scope go through the same check as the others."""
+
+    def __init__(self, container: Container) -> None:
+        self._container = container
+        self._scope: Any = None
+
+    def __call__(self) -> _AgetAsGet:
+        return _AgetAsGet(self._container)
+
+    async def __aenter__(self) -> _AgetAsGet:
+        self._scope = await self._container.scope().__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._scope.__aexit__(None, None, None)
+
+    async def get(self, key: Any) -> Any:
+        return await self._scope.aget(key)
+
+
+def verify() -> None:
+    floor_a, floor_b = hand_written(), hand_written()
+    _check_graph(floor_a, floor_a, floor_b, scoped=True, who="hand-written")
+
+    container = ours()
+    _verify_sync("this container", container.scope, lambda s, k: s.get(k))
+    if container.get(Token) is container.get(Token):
+        raise AssertionError("this container: Token is not transient at the root")
+    dsync = dishka_sync()
+    _verify_sync("dishka", dsync, lambda s, k: s.get(k))
+    wsync = wireup_sync()
+    _verify_sync("wireup", wsync.enter_scope, lambda s, k: s.get(k))
+
+    di = DIContainer()
+    first, other = di.a(), di.a()
+    _check_graph(first, first, other, scoped=False, who="dependency-injector")
+
+    async def check_async() -> None:
+        await _verify_async("this container (async)", _AgetAsGet(ours()))
+        await _verify_async("dishka (async)", dishka_async())
+        await _verify_async("wireup (async)", wireup_async().enter_scope)
+
+    asyncio.run(check_async())
+
+
+# -- targets (issue 2 and issue 8) --------------------------------------------------
+
+
+def _x(ratio: float) -> str:
+    return f"{ratio:.2f}x"
+
+
+def targets(table: Table) -> list[Target]:
+    found: list[Target] = []
+    for mode in ("sync", "async"):
+        ours_row = row(table, SCOPED, f"ours-{mode}")
+        found.append(
+            Target(
+                f"scoped graph, {mode} scope: this container <= 2.5x the floor",
+                ours_row.ratio <= 2.5,
+                _x(ours_row.ratio),
+            )
+        )
+        mine = ours_row.result.median_ns
+        rivals = [row(table, SCOPED, f"{lib}-{mode}") for lib in ("dishka", "wireup")]
+        slower = [r for r in rivals if r.result.median_ns <= mine]
+        found.append(
+            Target(
+                f"scoped graph, {mode} scope: this container faster than dishka and wireup",
+                not slower,
+                ", ".join(
+                    f"{r.case.name.split(' ')[0]} is {r.result.median_ns / mine:.2f}x slower"
+                    for r in rivals
+                ),
+            )
+        )
+    transient = row(table, TRANSIENT, "ours-sync")
+    found.append(
+        Target(
+            "transient (sync scope): this container <= 2x the floor",
+            transient.ratio <= 2.0,
+            _x(transient.ratio),
+        )
+    )
+    return found
+
+
+SUITE = Suite(
+    name="container",
+    title="Container: scoped graph and transient",
+    scenarios={
+        SCOPED: "Scope enter + resolve a 5-node graph + scope exit",
+        TRANSIENT: "Resolve a transient with no dependencies (scope already open)",
+    },
+    cases=cases,
+    verify=verify,
+    targets=targets,
+    packages=("mcp-adapter", "dishka", "wireup", "dependency-injector"),
+    limits={SCOPED: 2.5, TRANSIENT: 2.0},
+    notes=(
+        "Graph: A(B, C), B(D), C(D, E); D singleton, A/B/C/E scoped. Every contender "
+        "is checked before timing to build exactly this (D shared, A shared inside a "
+        "scope, new A per scope, new Token per call).",
+        "dependency-injector has no request scope, so A, B, C and E are `providers.Factory` "
+        "and D is `providers.Singleton`; its row has no scope enter/exit. The graph has no "
+        "scoped object used twice, so it builds the same objects.",
+        "dishka: `make_container` / `make_async_container` with one `Provider`, D in "
+        "`Scope.APP`, the rest in `Scope.REQUEST`; the transient is `cache=False`.",
+        "wireup: `@injectable` with `lifetime=` singleton/scoped/transient, "
+        "`create_sync_container` / `create_async_container`, `enter_scope()`.",
+        "Ratios are to the sync hand-written floor, also for async rows; the "
+        "'hand-written, awaited' row shows what one `await` alone adds.",
+    ),
+)

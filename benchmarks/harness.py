@@ -1,0 +1,219 @@
+"""Timing: timeit-style loops, many repeats, medians, ratios to an anchor.
+
+A :class:`Case` is one statement to time (``stmt``, which may ``await`` when
+``is_async``) plus the names it uses (``setup()`` returns them). The harness
+generates one function per case whose body is ``for _ in range(n): <stmt>``
+with every name bound as a local, so no case pays a closure call or a global
+lookup that another does not.
+
+All cases of a run are calibrated first (which also warms them up: compiled
+plans, singletons, caches), then timed in *rounds*: each round times every
+case once, in a fresh order. A slow moment of a noisy machine therefore hits
+all cases of a round rather than one case's whole sample.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import inspect
+import random
+import statistics
+import textwrap
+import time
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+Timer = Callable[[int], float]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One thing to time: ``stmt`` run ``n`` times with the names ``setup()`` returns."""
+
+    scenario: str
+    """Which table the case belongs to (cases of one scenario share an anchor)."""
+    name: str
+    """Row label, e.g. ``"this container (sync scope)"``."""
+    stmt: str
+    setup: Callable[[], Mapping[str, Any] | Awaitable[Mapping[str, Any]]]
+    """The names ``stmt`` uses; awaited in the benchmark's event loop when awaitable."""
+    is_async: bool = False
+    anchor: bool = False
+    """The row every other row of the scenario is divided by (one per scenario)."""
+    note: str = ""
+    tag: str = ""
+    """A free label suites use to find rows again (e.g. for target checks)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    repeats: int
+    """Rounds: how many timed samples each case gets."""
+    target_seconds: float
+    """How long one sample should take; sets the loop count per case."""
+    seed: int = 0
+
+    @classmethod
+    def full(cls) -> Settings:
+        return cls(repeats=31, target_seconds=0.02)
+
+    @classmethod
+    def quick(cls) -> Settings:
+        return cls(repeats=5, target_seconds=0.004)
+
+
+@dataclass
+class Result:
+    case: Case
+    number: int
+    """Loop count of one sample."""
+    samples_ns: list[float] = field(default_factory=list)
+    """ns per operation, one per round."""
+
+    @property
+    def median_ns(self) -> float:
+        return statistics.median(self.samples_ns)
+
+    @property
+    def iqr_ns(self) -> float:
+        if len(self.samples_ns) < 2:
+            return 0.0
+        q1, _, q3 = statistics.quantiles(self.samples_ns, n=4, method="inclusive")
+        return q3 - q1
+
+
+@dataclass(frozen=True)
+class Row:
+    """A result with its ratio to the anchor of its scenario."""
+
+    result: Result
+    ratio: float
+
+    @property
+    def case(self) -> Case:
+        return self.result.case
+
+
+_SYNC_TEMPLATE = """\
+def _bench(_n, _ns, _clock):
+{bind}
+    _t0 = _clock()
+    for _ in range(_n):
+{stmt}
+    return _clock() - _t0
+"""
+
+_ASYNC_TEMPLATE = """\
+async def _bench(_n, _ns, _clock):
+{bind}
+    _t0 = _clock()
+    for _ in range(_n):
+{stmt}
+    return _clock() - _t0
+"""
+
+
+async def _awaited(value: Awaitable[Mapping[str, Any]]) -> Mapping[str, Any]:
+    return await value
+
+
+def _compile(case: Case, loop: asyncio.AbstractEventLoop) -> Timer:
+    made = case.setup()
+    if inspect.isawaitable(made):
+        made = loop.run_until_complete(_awaited(made))
+    namespace = dict(made)
+    bind = (
+        "\n".join(f"    {name} = _ns[{name!r}]" for name in namespace if name.isidentifier())
+        or "    pass"
+    )
+    body = textwrap.indent(textwrap.dedent(case.stmt).strip(), " " * 8)
+    template = _ASYNC_TEMPLATE if case.is_async else _SYNC_TEMPLATE
+    source = template.format(bind=bind, stmt=body)
+    code = compile(source, f"<bench {case.scenario}: {case.name}>", "exec")
+    module: dict[str, Any] = {}
+    exec(code, module)
+    bench = module["_bench"]
+    clock = time.perf_counter
+
+    if case.is_async:
+
+        def run_async(n: int) -> float:
+            coroutine: Coroutine[Any, Any, float] = bench(n, namespace, clock)
+            return loop.run_until_complete(coroutine)
+
+        return run_async
+
+    def run_sync(n: int) -> float:
+        seconds: float = bench(n, namespace, clock)
+        return seconds
+
+    return run_sync
+
+
+def _timed(timer: Timer, n: int) -> float:
+    """One sample, garbage collector off (as ``timeit`` does)."""
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return timer(n)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _calibrate(timer: Timer, target: float) -> int:
+    """The smallest loop count in 1, 2, 5, 10, 20, ... whose sample takes ``target``."""
+    number = 1
+    while True:
+        for step in (1, 2, 5):
+            n = number * step
+            if _timed(timer, n) >= target:
+                return n
+        number *= 10
+
+
+def run(
+    cases: Sequence[Case],
+    settings: Settings,
+    *,
+    progress: Callable[[str], None] | None = None,
+) -> list[Result]:
+    """Time every case ``settings.repeats`` times, interleaved round by round."""
+    loop = asyncio.new_event_loop()
+    try:
+        timers = [_compile(case, loop) for case in cases]
+        results = []
+        for case, timer in zip(cases, timers, strict=True):
+            timer(1)  # first use: compile plans, create singletons
+            results.append(Result(case, _calibrate(timer, settings.target_seconds)))
+        if progress:
+            progress(f"calibrated {len(cases)} cases; timing {settings.repeats} rounds")
+        order = list(range(len(cases)))
+        shuffle = random.Random(settings.seed).shuffle
+        for _ in range(settings.repeats):
+            shuffle(order)
+            for index in order:
+                result = results[index]
+                seconds = _timed(timers[index], result.number)
+                result.samples_ns.append(seconds * 1e9 / result.number)
+        return results
+    finally:
+        loop.close()
+
+
+def with_ratios(results: Iterable[Result]) -> dict[str, list[Row]]:
+    """Rows grouped by scenario, each divided by its scenario's anchor median."""
+    grouped: dict[str, list[Result]] = {}
+    for result in results:
+        grouped.setdefault(result.case.scenario, []).append(result)
+    table: dict[str, list[Row]] = {}
+    for scenario, members in grouped.items():
+        anchors = [r for r in members if r.case.anchor]
+        if len(anchors) != 1:
+            raise ValueError(f"scenario {scenario!r} needs exactly one anchor, has {len(anchors)}")
+        floor = anchors[0].median_ns
+        table[scenario] = [Row(r, r.median_ns / floor) for r in members]
+    return table
