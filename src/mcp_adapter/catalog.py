@@ -1,0 +1,85 @@
+"""The compiled, immutable form of a server: what the dispatcher serves."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp import types
+
+from mcp_adapter.handlers import HandlerPlan
+from schemas import Contract
+
+
+@dataclass(frozen=True, slots=True)
+class Hooks:
+    """Compiled visibility hooks of a component; either may be absent."""
+
+    should_register: HandlerPlan | None = None
+    authorize: HandlerPlan | None = None
+
+    @property
+    def any(self) -> bool:
+        return self.should_register is not None or self.authorize is not None
+
+    @property
+    def needs_request(self) -> bool:
+        return any(plan is not None and plan.needs_request for plan in self._plans())
+
+    def _plans(self) -> tuple[HandlerPlan | None, ...]:
+        return (self.should_register, self.authorize)
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledComponent:
+    """What every kind shares: the class, how to build it, its handler and hooks."""
+
+    name: str
+    cls: type
+    build: Callable[[Any], Any] = field(repr=False)
+    """Builds the component instance in a scope (awaitable when ``build_is_async``)."""
+    build_is_async: bool
+    handler: HandlerPlan = field(repr=False)
+    hooks: Hooks = field(repr=False)
+
+    @property
+    def needs_request(self) -> bool:
+        return self.handler.needs_request or self.hooks.needs_request
+
+    async def instance(self, scope: Any) -> Any:
+        if self.build_is_async:
+            return await self.build(scope)
+        return self.build(scope)
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledTool(CompiledComponent):
+    input: Contract[Any] = field(repr=False, kw_only=True)
+    output: Contract[Any] | None = field(repr=False, kw_only=True)
+    modern: types.Tool = field(repr=False, kw_only=True)
+    """The ``tools/list`` entry for 2026-07-28."""
+    legacy: types.Tool = field(repr=False, kw_only=True)
+    """The ``tools/list`` entry for 2025-11-25 (object-only output schema)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    """Everything decided before the first request, frozen."""
+
+    server: type
+    name: str
+    version: str
+    title: str | None
+    description: str | None
+    instructions: str | None
+    website_url: str | None
+    icons: tuple[types.Icon, ...] | None
+    tools: Mapping[str, CompiledTool]
+    page_size: int = 100
+
+    def tool_pages(self, *, modern: bool) -> tuple[tuple[types.Tool, ...], ...]:
+        entries = tuple(t.modern if modern else t.legacy for t in self.tools.values())
+        return tuple(
+            entries[i : i + self.page_size] for i in range(0, len(entries), self.page_size)
+        ) or ((),)

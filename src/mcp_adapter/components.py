@@ -1,0 +1,98 @@
+"""The declarations users write: ``Tool``, ``Resource``, ``Prompt`` and ``Server``.
+
+They are plain classes read once by the compiler; nothing here runs per request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic
+
+from mcp import types
+from typing_extensions import TypeVar
+
+from mcp_adapter.annotations import ToolAnnotations
+
+
+class NoContract:
+    """The default of ``Tool``'s type parameters: nothing was declared."""
+
+
+InputT = TypeVar("InputT", default=NoContract)
+OutputT = TypeVar("OutputT", default=NoContract)
+
+
+class Component:
+    """Metadata shared by every kind of component."""
+
+    name: ClassVar[str | None] = None
+    """Stable public identifier; derived from the class name when omitted."""
+    title: ClassVar[str | None] = None
+    description: ClassVar[str | None] = None
+    """What a model reads; the class docstring when omitted."""
+    icons: ClassVar[Sequence[types.Icon] | None] = None
+    meta: ClassVar[Mapping[str, Any] | None] = None
+
+
+class Tool(Component, Generic[InputT, OutputT]):
+    """A tool: ``handle(self, payload, *services)`` returns ``McpResponse``.
+
+    ``Tool[Input]`` declares validated input; ``Tool[Input, Output]`` also a
+    typed structured output. The ``input``/``output`` attributes, when not
+    ``None``, take precedence over the generic arguments.
+    """
+
+    input: ClassVar[Any] = None
+    output: ClassVar[Any] = None
+    annotations: ClassVar[ToolAnnotations | types.ToolAnnotations | None] = None
+    cache: ClassVar[Mapping[str, Any] | None] = None
+    """Declared freshness, carried to clients in ``_meta``; results are never memoized."""
+
+
+class Resource(Component):
+    """A resource at a fixed ``uri`` or matching a ``uri_template``.
+
+    ``handle()`` receives URI variables by parameter name plus injected services.
+    """
+
+    uri: ClassVar[str | None] = None
+    uri_template: ClassVar[str | None] = None
+    mime_type: ClassVar[str | None] = None
+    size: ClassVar[int | None] = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PromptArgument:
+    """One argument a prompt accepts, passed to ``handle()`` by name."""
+
+    name: str
+    title: str | None = None
+    description: str | None = None
+    required: bool = False
+
+    def to_protocol(self) -> types.PromptArgument:
+        return types.PromptArgument(
+            name=self.name, title=self.title, description=self.description, required=self.required
+        )
+
+
+class Prompt(Component):
+    """A prompt template; ``handle()`` returns one or more ``McpResponse`` messages."""
+
+    arguments: ClassVar[Sequence[PromptArgument]] = ()
+
+
+class Server:
+    """A server declaration: identity plus the component classes it serves."""
+
+    name: ClassVar[str | None] = None
+    version: ClassVar[str] = "0.1.0"
+    title: ClassVar[str | None] = None
+    description: ClassVar[str | None] = None
+    instructions: ClassVar[str | None] = None
+    website_url: ClassVar[str | None] = None
+    icons: ClassVar[Sequence[types.Icon] | None] = None
+    tools: ClassVar[Sequence[type[Tool[Any, Any]]]] = ()
+    resources: ClassVar[Sequence[type[Resource]]] = ()
+    prompts: ClassVar[Sequence[type[Prompt]]] = ()

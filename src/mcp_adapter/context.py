@@ -1,0 +1,93 @@
+"""Building the ``McpRequest`` snapshot from the SDK's request context."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.types import CLIENT_CAPABILITIES_META_KEY
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from mcp_adapter.request import Identity, McpRequest, Transport, freeze
+
+
+def is_modern(ctx: Any) -> bool:
+    return getattr(ctx, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS
+
+
+def _capabilities(ctx: Any, meta: Mapping[str, Any]) -> Any:
+    declared = meta.get(CLIENT_CAPABILITIES_META_KEY)
+    if declared is not None:
+        return declared
+    session = getattr(ctx, "session", None)
+    params = getattr(session, "client_params", None) if session is not None else None
+    capabilities = getattr(params, "capabilities", None)
+    if capabilities is None:
+        return {}
+    return capabilities.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+def _identity() -> tuple[Identity | None, Mapping[str, Any] | None]:
+    token = get_access_token()
+    if token is None:
+        return None, None
+    identity = Identity(
+        subject=token.subject or token.client_id,
+        client_id=token.client_id,
+        scopes=tuple(token.scopes),
+    )
+    authentication = freeze(
+        {
+            "scheme": "bearer",
+            "client_id": token.client_id,
+            "subject": token.subject,
+            "scopes": list(token.scopes),
+            "expires_at": token.expires_at,
+            "resource": token.resource,
+            "claims": token.claims or {},
+        }
+    )
+    return identity, authentication
+
+
+def snapshot(
+    ctx: Any,
+    *,
+    server_id: str,
+    default_transport: Transport,
+    arguments: Mapping[str, Any] | None = None,
+    uri: str | None = None,
+    uri_variables: Mapping[str, Any] | None = None,
+) -> McpRequest:
+    """An immutable ``McpRequest`` for the request ``ctx`` describes."""
+    raw_params: Mapping[str, Any] = getattr(ctx, "params", None) or {}
+    meta_model = getattr(ctx, "meta", None)
+    meta: Mapping[str, Any]
+    if meta_model is None:
+        meta = raw_params.get("_meta") or {}
+    elif isinstance(meta_model, Mapping):
+        meta = meta_model
+    else:
+        meta = meta_model.model_dump(by_alias=True, exclude_none=True)
+    http_request = getattr(ctx, "request", None)
+    identity, authentication = _identity()
+    return McpRequest(
+        id=getattr(ctx, "request_id", None),
+        method=getattr(ctx, "method", ""),
+        server_id=server_id,
+        transport="http" if http_request is not None else default_transport,
+        arguments=freeze(arguments or {}),
+        params=freeze(raw_params),
+        meta=freeze(meta),
+        uri=uri,
+        uri_variables=freeze(uri_variables or {}),
+        input_responses=freeze(raw_params.get("inputResponses") or {}),
+        request_state=raw_params.get("requestState"),
+        identity=identity,
+        authentication=authentication,
+        client_capabilities=freeze(_capabilities(ctx, meta)),
+        protocol_version=getattr(ctx, "protocol_version", ""),
+        http_request=http_request,
+        context=ctx,
+    )

@@ -1,0 +1,56 @@
+"""Errors of the adapter: compile-time problems and the protocol errors it raises."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Sequence
+
+from mcp import MCPError
+from mcp.types import INVALID_PARAMS
+
+from container import Problem, ProblemKind, ResolutionError
+
+logger = logging.getLogger("mcp_adapter")
+
+AUTHORIZATION_ERROR = -32003
+"""JSON-RPC error code for a component the caller may not use (``authorize()`` said no)."""
+RESOURCE_NOT_FOUND = -32002
+"""JSON-RPC error code the MCP specification gives to reading an unknown resource."""
+
+
+class CompileError(ResolutionError):
+    """A server declaration cannot be compiled; ``problems`` lists every reason at once."""
+
+    def __init__(self, server_name: str, problems: Sequence[Problem]) -> None:
+        super().__init__(problems, title=f"Cannot compile {server_name}")
+
+
+def problem(path: Sequence[str], message: str, hint: str = "") -> Problem:
+    """A compile-time problem that is not about the container (names, contracts, signatures)."""
+    return Problem(ProblemKind.INVALID, tuple(path), message, hint)
+
+
+def new_incident() -> str:
+    """A short random id that ties a client-visible failure to a server-side log entry."""
+    return secrets.token_hex(6)
+
+
+def unknown(kind: str, name: str) -> MCPError:
+    return MCPError(INVALID_PARAMS, f"Unknown {kind}: {name}")
+
+
+def forbidden(kind: str, name: str) -> MCPError:
+    return MCPError(AUTHORIZATION_ERROR, f"Not authorized to use {kind} {name}")
+
+
+class HttpRequestUnavailable(RuntimeError):
+    """A handler asked for the HTTP request on a transport that has none."""
+
+
+class HandlerResultError(TypeError):
+    """A handler returned something the adapter does not turn into a result."""
+
+
+class OutputContractError(ValueError):
+    """A successful result does not satisfy the tool's declared output contract."""

@@ -1,0 +1,244 @@
+"""Classifying handler parameters into trusted sources, once, and invoking by that plan."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import functools
+import inspect
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import Any
+
+import anyio.to_thread
+from starlette.requests import Request as HttpRequest
+
+from container import Container, Problem
+from container.introspect import EMPTY, AnnotationError, Param, parameters, type_name
+from mcp_adapter.errors import HttpRequestUnavailable, problem
+from mcp_adapter.request import McpRequest
+
+
+class Source(enum.Enum):
+    """Where a handler parameter's value comes from."""
+
+    PAYLOAD = "payload"
+    """The validated input contract."""
+    ARGUMENT = "argument"
+    """A named argument: a URI variable of a resource, an argument of a prompt."""
+    SERVICE = "service"
+    """Resolved from the container in the request's scope."""
+    REQUEST = "request"
+    """The ``McpRequest`` snapshot."""
+    HTTP_REQUEST = "http request"
+    """The Starlette request (HTTP transport only)."""
+    DEFAULT = "default"
+    """Left to the parameter's default."""
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One classified parameter."""
+
+    name: str
+    source: Source
+    key: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class HandlerPlan:
+    """How to call one method: where each argument comes from, decided at compile time."""
+
+    owner: str
+    method: str
+    is_async: bool
+    slots: tuple[Slot, ...]
+    payload: str | None
+    services: tuple[tuple[str, Callable[[Any], Any]], ...]
+    async_services: tuple[tuple[str, Callable[[Any], Any]], ...]
+    requests: tuple[str, ...]
+    http_requests: tuple[str, ...]
+    arguments: tuple[str, ...]
+
+    @property
+    def needs_request(self) -> bool:
+        return bool(self.requests or self.http_requests)
+
+    def describe(self) -> str:
+        return ", ".join(f"{slot.name}: {slot.source.value}" for slot in self.slots)
+
+    async def invoke(
+        self,
+        instance: Any,
+        scope: Any,
+        request: McpRequest | None,
+        payload: Any = None,
+        arguments: dict[str, Any] | None = None,
+    ) -> Any:
+        """Fill the arguments from their sources and call the method."""
+        kwargs: dict[str, Any] = dict(arguments) if arguments else {}
+        if self.payload is not None:
+            kwargs[self.payload] = payload
+        for name, build in self.services:
+            kwargs[name] = build(scope)
+        for name, abuild in self.async_services:
+            kwargs[name] = await abuild(scope)
+        for name in self.requests:
+            kwargs[name] = request
+        if self.http_requests:
+            http = request.http_request if request is not None else None
+            if http is None:
+                raise HttpRequestUnavailable(
+                    f"{self.owner}.{self.method} needs the HTTP request, and this call did not "
+                    "come over HTTP; use McpRequest for components shared with stdio"
+                )
+            for name in self.http_requests:
+                kwargs[name] = http
+        method = getattr(instance, self.method)
+        if self.is_async:
+            return await method(**kwargs)
+        return await anyio.to_thread.run_sync(functools.partial(method, **kwargs))
+
+
+def _is_subclass(annotation: Any, base: type) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, base)
+
+
+def plan_handler(
+    owner: type,
+    method_name: str,
+    container: Container,
+    *,
+    payload_type: Any = None,
+    argument_names: Collection[str] = (),
+    optional: bool = False,
+) -> tuple[HandlerPlan | None, list[Problem]]:
+    """Classify every parameter of ``owner.method_name``; report every problem.
+
+    The payload is the parameter annotated with ``payload_type`` (or named
+    ``payload`` without an annotation); named arguments are claimed by name;
+    ``McpRequest`` and the Starlette ``Request`` by type; any other annotated
+    type the container can build is a service; the rest must have defaults.
+    """
+    label = f"{owner.__qualname__}.{method_name}"
+    function = getattr(owner, method_name, None)
+    if function is None:
+        if optional:
+            return None, []
+        return None, [
+            problem(
+                (owner.__qualname__,),
+                f"{owner.__qualname__} has no {method_name}() method",
+                f"define `async def {method_name}(self, ...)`",
+            )
+        ]
+    if not callable(function):
+        return None, [problem((label,), f"{label} is not callable")]
+    try:
+        params = parameters(function, skip_self=True)
+    except (AnnotationError, ValueError) as exc:
+        return None, [problem((label,), str(exc), "annotate with importable types")]
+    slots: list[Slot] = []
+    problems: list[Problem] = []
+    for param in params:
+        slot, found = _classify(param, label, container, payload_type, argument_names)
+        problems.extend(found)
+        if slot is not None:
+            slots.append(slot)
+    if problems:
+        return None, problems
+    return _assemble(owner, method_name, function, slots, container), []
+
+
+def _classify(
+    param: Param,
+    label: str,
+    container: Container,
+    payload_type: Any,
+    argument_names: Collection[str],
+) -> tuple[Slot | None, list[Problem]]:
+    here = (f"{label}({param.name})",)
+    if param.variadic:
+        return None, [
+            problem(
+                here,
+                f"{label} takes *{param.name}; handlers cannot accept *args or **kwargs",
+                "declare each input as a named parameter",
+            )
+        ]
+    key = param.key
+    if key is McpRequest:
+        return Slot(param.name, Source.REQUEST, key), []
+    if _is_subclass(key, HttpRequest):
+        return Slot(param.name, Source.HTTP_REQUEST, key), []
+    if payload_type is not None and (
+        key is payload_type or (key is EMPTY and param.name == "payload")
+    ):
+        return Slot(param.name, Source.PAYLOAD, payload_type), []
+    if param.name in argument_names:
+        return Slot(param.name, Source.ARGUMENT, key), []
+    if key is not EMPTY:
+        node = container.node(key)
+        if node.ok:
+            return Slot(param.name, Source.SERVICE, key), []
+        if param.has_default or param.optional:
+            return Slot(param.name, Source.DEFAULT, key), []
+        if isinstance(key, type) and key.__module__ not in ("builtins", "typing"):
+            return None, [_reroot(p, here) for p in node.problems]
+        return None, [
+            problem(
+                here,
+                f"parameter {param.name}: {type_name(key)} of {label} has no valid source",
+                "it is not the input contract, McpRequest, the HTTP Request, a named argument "
+                "or a service the container can build; give it a default or bind the type",
+            )
+        ]
+    if param.has_default:
+        return Slot(param.name, Source.DEFAULT), []
+    return None, [
+        problem(
+            here,
+            f"parameter {param.name!r} of {label} has no annotation and no default",
+            "annotate it with the input contract, McpRequest or a service type",
+        )
+    ]
+
+
+def _reroot(found: Problem, prefix: tuple[str, ...]) -> Problem:
+    """Prefix a container problem's path with the handler parameter that led to it."""
+    path = found.path if found.path[: len(prefix)] == prefix else (*prefix, *found.path)
+    return dataclasses.replace(found, path=path)
+
+
+def _assemble(
+    owner: type,
+    method_name: str,
+    function: Any,
+    slots: list[Slot],
+    container: Container,
+) -> HandlerPlan:
+    services: list[tuple[str, Callable[[Any], Any]]] = []
+    async_services: list[tuple[str, Callable[[Any], Any]]] = []
+    for slot in slots:
+        if slot.source is Source.SERVICE:
+            if container.node(slot.key).is_async:
+                async_services.append((slot.name, container.async_builder(slot.key)))
+            else:
+                services.append((slot.name, container.builder(slot.key)))
+
+    def names(source: Source) -> tuple[str, ...]:
+        return tuple(slot.name for slot in slots if slot.source is source)
+
+    payloads = names(Source.PAYLOAD)
+    return HandlerPlan(
+        owner=owner.__qualname__,
+        method=method_name,
+        is_async=inspect.iscoroutinefunction(inspect.unwrap(function)),
+        slots=tuple(slots),
+        payload=payloads[0] if payloads else None,
+        services=tuple(services),
+        async_services=tuple(async_services),
+        requests=names(Source.REQUEST),
+        http_requests=names(Source.HTTP_REQUEST),
+        arguments=names(Source.ARGUMENT),
+    )

@@ -1,0 +1,150 @@
+"""Turning what a tool handler returned into a ``CallToolResult``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from mcp import types
+from pydantic import ValidationError
+from pydantic_core import to_jsonable_python
+
+from mcp_adapter.errors import HandlerResultError, OutputContractError
+from mcp_adapter.response import McpResponse
+from schemas import Contract, render, summarize
+
+LEGACY_WRAP_KEY = "result"
+"""In the 2025-11-25 era ``structuredContent`` must be an object: other values are
+wrapped as ``{"result": value}`` (the convention of the SDK's own ``MCPServer``)."""
+
+
+def wrap_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The 2025-11-25 output schema of a non-object contract."""
+    return {
+        "type": "object",
+        "properties": {LEGACY_WRAP_KEY: schema},
+        "required": [LEGACY_WRAP_KEY],
+    }
+
+
+def responses_of(outcome: Any, owner: str) -> tuple[McpResponse, ...]:
+    if isinstance(outcome, McpResponse):
+        return (outcome,)
+    if (
+        isinstance(outcome, list | tuple)
+        and outcome
+        and all(isinstance(item, McpResponse) for item in outcome)
+    ):
+        return tuple(outcome)
+    raise HandlerResultError(
+        f"{owner} returned {type(outcome).__name__}; return McpResponse, a list of them, "
+        "or a complete protocol result (a dict is not converted)"
+    )
+
+
+def _json(value: Any) -> Any:
+    try:
+        return to_jsonable_python(value)
+    except Exception as exc:
+        raise HandlerResultError(f"structured content is not JSON-serializable: {exc}") from exc
+
+
+def _checked_output(output: Contract[Any] | None, value: Any) -> Any:
+    if output is None:
+        return _json(value)
+    try:
+        return output.dump(output.validate(value))
+    except ValidationError as exc:
+        raise OutputContractError(
+            f"structured content violates the output contract: {render(summarize(exc))}"
+        ) from None
+
+
+def _legacy_structured(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {LEGACY_WRAP_KEY: value}
+
+
+def tool_result(
+    outcome: Any,
+    *,
+    owner: str,
+    output: Contract[Any] | None,
+    modern: bool,
+) -> types.CallToolResult:
+    """Build the result, validating structured content against ``output`` first."""
+    if isinstance(outcome, types.CallToolResult):
+        return _complete_result(outcome, output=output, modern=modern)
+    responses = responses_of(outcome, owner)
+    is_error = any(response.is_error for response in responses)
+    structured_seen = [r for r in responses if r.has_structured]
+    if len(structured_seen) > 1:
+        raise HandlerResultError(f"{owner} returned more than one structured response")
+    content: list[types.ContentBlock] = []
+    structured: Any = None
+    meta: dict[str, Any] = {}
+    for response in responses:
+        if response.meta:
+            meta.update(response.meta)
+        if response.has_structured:
+            structured = (
+                _json(response.structured_content)
+                if is_error
+                else _checked_output(output, response.structured_content)
+            )
+            content.append(types.TextContent(type="text", text=_text(structured)))
+        content.extend(response.content)
+    if not is_error and output is not None and not structured_seen:
+        raise OutputContractError(
+            f"{owner} declares a typed output and returned no structured content; "
+            "a text-only success does not satisfy it: return McpResponse.structured(...)"
+        )
+    result = types.CallToolResult(content=content, is_error=is_error, meta=meta or None)
+    if structured_seen and not is_error:
+        result.structured_content = structured if modern else _legacy_structured(structured)
+    return result
+
+
+def _complete_result(
+    result: types.CallToolResult, *, output: Contract[Any] | None, modern: bool
+) -> types.CallToolResult:
+    if result.is_error:
+        return result
+    if output is not None:
+        if result.structured_content is None:
+            raise OutputContractError("a complete result without structuredContent")
+        value = result.structured_content
+        if not modern and not output.is_object and isinstance(value, dict):
+            value = value.get(LEGACY_WRAP_KEY, value)
+        checked = _checked_output(output, value)
+        return result.model_copy(
+            update={"structured_content": checked if modern else _legacy_structured(checked)}
+        )
+    if result.structured_content is not None and not modern:
+        return result.model_copy(
+            update={"structured_content": _legacy_structured(result.structured_content)}
+        )
+    return result
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def error_result(text: str, meta: dict[str, Any] | None = None) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], is_error=True, meta=meta
+    )
+
+
+def invalid_arguments(errors: Sequence[Any]) -> types.CallToolResult:
+    """``Invalid tool arguments`` with field paths; never the rejected values."""
+    lines = "\n".join(f"- {error}" for error in errors)
+    return error_result(
+        f"Invalid tool arguments\n{lines}",
+        {"errors": [{"path": e.path, "message": e.message, "type": e.type} for e in errors]},
+    )
+
+
+def execution_failed(incident: str) -> types.CallToolResult:
+    return error_result(f"Tool execution failed (incident {incident})", {"incident": incident})

@@ -1,0 +1,38 @@
+"""Putting a compiled catalog on the SDK's low-level ``mcp.server.Server``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server import Server as SdkServer
+
+from container import Container
+from mcp_adapter.catalog import Catalog
+from mcp_adapter.dispatcher import Dispatcher
+from mcp_adapter.request import Transport
+
+
+def build_sdk_server(
+    catalog: Catalog, container: Container, *, transport: Transport = "memory"
+) -> SdkServer[Any]:
+    """A low-level SDK server whose handlers are the dispatcher's.
+
+    Capabilities follow from the handlers: a catalog without tools does not
+    advertise the tools capability.
+    """
+    dispatcher = Dispatcher(catalog, container, transport=transport)
+    handlers: dict[str, Any] = {}
+    if catalog.tools:
+        handlers["on_list_tools"] = dispatcher.list_tools
+        handlers["on_call_tool"] = dispatcher.call_tool
+    server: SdkServer[Any] = SdkServer(
+        catalog.name,
+        version=catalog.version,
+        title=catalog.title,
+        description=catalog.description,
+        instructions=catalog.instructions,
+        website_url=catalog.website_url,
+        icons=list(catalog.icons) if catalog.icons else None,
+        **handlers,
+    )
+    return server

@@ -1,0 +1,206 @@
+"""``McpTestClient``: drive a server through real JSON-RPC serialization, in process."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Literal
+
+import anyio
+from mcp import types
+from mcp.shared.memory import create_client_server_memory_streams
+from mcp.shared.message import SessionMessage
+from mcp.types import (
+    CLIENT_CAPABILITIES_META_KEY,
+    CLIENT_INFO_META_KEY,
+    PROTOCOL_VERSION_META_KEY,
+)
+
+from container import Container
+from mcp_adapter.catalog import Catalog
+from mcp_adapter.compiler import compile_server
+from mcp_adapter.components import Server
+from mcp_adapter.sdk import build_sdk_server
+from mcp_adapter.testing.result import McpResult
+
+Protocol = Literal["2026-07-28", "2025-11-25"]
+MODERN: Protocol = "2026-07-28"
+LEGACY: Protocol = "2025-11-25"
+
+ServerRequestHandler = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+"""Answers a server-to-client request (elicitation, sampling) with a result dict."""
+
+CLIENT_INFO = {"name": "mcp-adapter-test-client", "version": "0"}
+RESPONSE_TIMEOUT = 30.0
+
+
+class McpTestClient:
+    """Sends each request as JSON text to the real SDK server over memory streams.
+
+    Speaks 2026-07-28 by default; ``protocol="2025-11-25"`` performs the
+    initialize handshake first. Every call is a fresh connection, so it needs
+    no ``async with``.
+
+    >>> import anyio
+    >>> from container import Container
+    >>> from mcp_adapter import McpResponse, Server, Tool
+    >>> class PingTool(Tool):
+    ...     name = "ping"
+    ...     async def handle(self) -> McpResponse:
+    ...         return McpResponse.text("pong")
+    >>> class Demo(Server):
+    ...     tools = (PingTool,)
+    >>> anyio.run(McpTestClient(Container(), Demo).tool, "ping").texts
+    ['pong']
+    """
+
+    def __init__(
+        self,
+        container: Container,
+        server: type[Server] | Catalog,
+        *,
+        protocol: Protocol = MODERN,
+        capabilities: Mapping[str, Any] | None = None,
+        on_server_request: ServerRequestHandler | None = None,
+    ) -> None:
+        self.container = container
+        self.catalog = server if isinstance(server, Catalog) else compile_server(server, container)
+        self.sdk_server = build_sdk_server(self.catalog, container, transport="memory")
+        self.protocol = protocol
+        self.capabilities = dict(capabilities or {})
+        self.on_server_request = on_server_request
+        self._ids = itertools.count(1)
+
+    # -- the methods a test calls ------------------------------------------------
+
+    async def tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> McpResult:
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = dict(arguments)
+        return await self.request("tools/call", params)
+
+    async def list_tools(self, cursor: str | None = None) -> McpResult:
+        return await self.request("tools/list", {"cursor": cursor} if cursor else {})
+
+    async def read_resource(self, uri: str) -> McpResult:
+        return await self.request("resources/read", {"uri": uri})
+
+    async def list_resources(self, cursor: str | None = None) -> McpResult:
+        return await self.request("resources/list", {"cursor": cursor} if cursor else {})
+
+    async def list_resource_templates(self) -> McpResult:
+        return await self.request("resources/templates/list", {})
+
+    async def prompt(self, name: str, arguments: Mapping[str, str] | None = None) -> McpResult:
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = dict(arguments)
+        return await self.request("prompts/get", params)
+
+    async def list_prompts(self, cursor: str | None = None) -> McpResult:
+        return await self.request("prompts/list", {"cursor": cursor} if cursor else {})
+
+    async def request(self, method: str, params: Mapping[str, Any] | None = None) -> McpResult:
+        """Send one request (any method, any params) and return the decoded response."""
+        body: dict[str, Any] = {"jsonrpc": "2.0", "id": next(self._ids), "method": method}
+        body["params"] = self._with_envelope(dict(params or {}))
+        return await self.send(json.dumps(body))
+
+    async def send(self, text: str) -> McpResult:
+        """Send raw JSON text; answers with the first response (or error) to it."""
+        with anyio.fail_after(RESPONSE_TIMEOUT):
+            return await self._exchange(text)
+
+    # -- the wire --------------------------------------------------------------------
+
+    def _with_envelope(self, params: dict[str, Any]) -> dict[str, Any]:
+        if self.protocol != MODERN:
+            return params
+        meta = dict(params.get("_meta") or {})
+        meta.setdefault(PROTOCOL_VERSION_META_KEY, MODERN)
+        meta.setdefault(CLIENT_INFO_META_KEY, CLIENT_INFO)
+        meta.setdefault(CLIENT_CAPABILITIES_META_KEY, self.capabilities)
+        params["_meta"] = meta
+        return params
+
+    async def _exchange(self, text: str) -> McpResult:
+        server = self.sdk_server
+        async with (
+            create_client_server_memory_streams() as (client, server_streams),
+            anyio.create_task_group() as tg,
+        ):
+            read, write = client
+            tg.start_soon(
+                server.run,
+                server_streams[0],
+                server_streams[1],
+                server.create_initialization_options(),
+            )
+            if self.protocol != MODERN:
+                await self._handshake(read, write)
+            await write.send(_decode(text))
+            wanted = _request_id(text)
+            notifications: list[dict[str, Any]] = []
+            while True:
+                incoming = await read.receive()
+                if isinstance(incoming, Exception):
+                    raise incoming
+                message = _encode(incoming)
+                if "method" in message and "id" in message:
+                    await write.send(_decode(json.dumps(await self._answer(message))))
+                elif "method" in message:
+                    notifications.append(message)
+                elif message.get("id") == wanted or wanted is None:
+                    await write.aclose()
+                    break
+        return McpResult(message, tuple(notifications))
+
+    async def _handshake(self, read: Any, write: Any) -> None:
+        init = {
+            "jsonrpc": "2.0",
+            "id": "init",
+            "method": "initialize",
+            "params": {
+                "protocolVersion": self.protocol,
+                "capabilities": self.capabilities,
+                "clientInfo": CLIENT_INFO,
+            },
+        }
+        await write.send(_decode(json.dumps(init)))
+        response = await read.receive()
+        if isinstance(response, Exception):
+            raise response
+        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        await write.send(_decode(json.dumps(initialized)))
+
+    async def _answer(self, message: dict[str, Any]) -> dict[str, Any]:
+        if self.on_server_request is None:
+            return {
+                "jsonrpc": "2.0",
+                "id": message["id"],
+                "error": {
+                    "code": types.METHOD_NOT_FOUND,
+                    "message": "not supported by this client",
+                },
+            }
+        result = await self.on_server_request(message["method"], message.get("params") or {})
+        return {"jsonrpc": "2.0", "id": message["id"], "result": result}
+
+
+def _decode(text: str) -> SessionMessage:
+    return SessionMessage(types.jsonrpc_message_adapter.validate_json(text, by_name=False))
+
+
+def _encode(message: SessionMessage) -> dict[str, Any]:
+    text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+    value: dict[str, Any] = json.loads(text)
+    return value
+
+
+def _request_id(text: str) -> Any:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value.get("id") if isinstance(value, dict) else None
