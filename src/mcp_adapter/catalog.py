@@ -61,6 +61,15 @@ class CompiledTool(CompiledComponent):
     """The ``tools/list`` entry for 2026-07-28."""
     legacy: types.Tool = field(repr=False, kw_only=True)
     """The ``tools/list`` entry for 2025-11-25 (object-only output schema)."""
+    spread: tuple[str, ...] = field(default=(), kw_only=True)
+    """Payload fields passed to the handler as named arguments (function tools)."""
+    toolset: str = field(default="", kw_only=True)
+    """The named group the tool belongs to; empty for class tools of a ``Server``."""
+
+    def arguments(self, payload: Any) -> dict[str, Any] | None:
+        if not self.spread:
+            return None
+        return {name: getattr(payload, name) for name in self.spread}
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -190,10 +190,18 @@ def _unique(
     return table
 
 
-def compile_server(server: type[Server], container: Container) -> Catalog:
-    """Compile ``server`` against ``container``; raise ``CompileError`` listing every problem."""
+def compile_server(
+    server: type[Server],
+    container: Container,
+    *,
+    extra_tools: Sequence[CompiledTool] = (),
+) -> Catalog:
+    """Compile ``server`` against ``container``; raise ``CompileError`` listing every problem.
+
+    ``extra_tools`` are tools compiled elsewhere (extensions) served alongside.
+    """
     problems: list[Problem] = []
-    tools = []
+    tools: list[CompiledTool] = []
     declared: tuple[Any, ...] = tuple(server.tools)
     for cls in declared:
         if not (isinstance(cls, type) and issubclass(cls, Tool)):
@@ -204,6 +212,7 @@ def compile_server(server: type[Server], container: Container) -> Catalog:
         tool = compile_tool(cls, container, problems)
         if tool is not None:
             tools.append(tool)
+    tools.extend(extra_tools)
     tool_table = _unique("tool", tools, lambda t: t.name, problems)
     server_name = server.name or server.__name__
     if problems:

@@ -136,7 +136,9 @@ class Dispatcher:
             if errors:
                 return invalid_arguments(errors)
             instance = await tool.instance(scope)
-            outcome = await tool.handler.invoke(instance, scope, request, payload)
+            outcome = await tool.handler.invoke(
+                instance, scope, request, payload, tool.arguments(payload)
+            )
             return tool_result(
                 outcome, owner=tool.cls.__qualname__, output=tool.output, modern=is_modern(ctx)
             )

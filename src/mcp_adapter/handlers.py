@@ -59,6 +59,8 @@ class HandlerPlan:
     requests: tuple[str, ...]
     http_requests: tuple[str, ...]
     arguments: tuple[str, ...]
+    function: Callable[..., Any] | None = None
+    """Called directly when set (a plain function handler); else ``instance.<method>``."""
 
     @property
     def needs_request(self) -> bool:
@@ -94,7 +96,7 @@ class HandlerPlan:
                 )
             for name in self.http_requests:
                 kwargs[name] = http
-        method = getattr(instance, self.method)
+        method = self.function if self.function is not None else getattr(instance, self.method)
         if self.is_async:
             return await method(**kwargs)
         return await anyio.to_thread.run_sync(functools.partial(method, **kwargs))
@@ -134,8 +136,53 @@ def plan_handler(
         ]
     if not callable(function):
         return None, [problem((label,), f"{label} is not callable")]
+    return _plan(
+        owner.__qualname__,
+        method_name,
+        function,
+        container,
+        payload_type=payload_type,
+        argument_names=argument_names,
+        skip_self=True,
+    )
+
+
+def plan_function(
+    function: Callable[..., Any],
+    container: Container,
+    *,
+    label: str | None = None,
+    payload_type: Any = None,
+    argument_names: Collection[str] = (),
+) -> tuple[HandlerPlan | None, list[Problem]]:
+    """Like ``plan_handler`` for a plain function or bound method, called directly."""
+    name = label or getattr(function, "__qualname__", repr(function))
+    return _plan(
+        name,
+        "__call__",
+        function,
+        container,
+        payload_type=payload_type,
+        argument_names=argument_names,
+        skip_self=False,
+        direct=True,
+    )
+
+
+def _plan(
+    owner: str,
+    method_name: str,
+    function: Any,
+    container: Container,
+    *,
+    payload_type: Any,
+    argument_names: Collection[str],
+    skip_self: bool,
+    direct: bool = False,
+) -> tuple[HandlerPlan | None, list[Problem]]:
+    label = owner if direct else f"{owner}.{method_name}"
     try:
-        params = parameters(function, skip_self=True)
+        params = parameters(function, skip_self=skip_self)
     except (AnnotationError, ValueError) as exc:
         return None, [problem((label,), str(exc), "annotate with importable types")]
     slots: list[Slot] = []
@@ -147,7 +194,8 @@ def plan_handler(
             slots.append(slot)
     if problems:
         return None, problems
-    return _assemble(owner, method_name, function, slots, container), []
+    plan = _assemble(owner, method_name, function, slots, container)
+    return (dataclasses.replace(plan, function=function) if direct else plan), []
 
 
 def _classify(
@@ -211,7 +259,7 @@ def _reroot(found: Problem, prefix: tuple[str, ...]) -> Problem:
 
 
 def _assemble(
-    owner: type,
+    owner: str,
     method_name: str,
     function: Any,
     slots: list[Slot],
@@ -231,7 +279,7 @@ def _assemble(
 
     payloads = names(Source.PAYLOAD)
     return HandlerPlan(
-        owner=owner.__qualname__,
+        owner=owner,
         method=method_name,
         is_async=inspect.iscoroutinefunction(inspect.unwrap(function)),
         slots=tuple(slots),
