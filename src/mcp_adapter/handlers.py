@@ -156,7 +156,7 @@ def plan_function(
     argument_names: Collection[str] = (),
 ) -> tuple[HandlerPlan | None, list[Problem]]:
     """Like ``plan_handler`` for a plain function or bound method, called directly."""
-    name = label or getattr(function, "__qualname__", repr(function))
+    name: str = label or str(getattr(function, "__qualname__", repr(function)))
     return _plan(
         name,
         "__call__",
