@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import dataclasses
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from mcp import types
@@ -87,8 +89,21 @@ class Catalog:
     tools: Mapping[str, CompiledTool]
     page_size: int = 100
 
-    def tool_pages(self, *, modern: bool) -> tuple[tuple[types.Tool, ...], ...]:
-        entries = tuple(t.modern if modern else t.legacy for t in self.tools.values())
-        return tuple(
-            entries[i : i + self.page_size] for i in range(0, len(entries), self.page_size)
-        ) or ((),)
+    @property
+    def toolsets(self) -> frozenset[str]:
+        """The names of the toolsets present (class tools of a ``Server`` have none)."""
+        return frozenset(tool.toolset for tool in self.tools.values() if tool.toolset)
+
+    def select(self, toolsets: Collection[str]) -> Catalog:
+        """The same catalog with only the tools of ``toolsets``; unknown names are an error."""
+        unknown = sorted(set(toolsets) - self.toolsets)
+        if unknown:
+            known = ", ".join(sorted(self.toolsets)) or "none"
+            raise UnknownToolsetError(f"unknown toolset(s): {', '.join(unknown)} (known: {known})")
+        wanted = frozenset(toolsets)
+        kept = {name: tool for name, tool in self.tools.items() if tool.toolset in wanted}
+        return dataclasses.replace(self, tools=MappingProxyType(kept))
+
+
+class UnknownToolsetError(ValueError):
+    """A client or an operator asked for a toolset no extension contributed."""
