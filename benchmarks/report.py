@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import os
 import platform
+import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ class Machine:
     system: str
     cpu: str
     cores: int
+    code: str
 
     @classmethod
     def here(cls) -> Machine:
@@ -38,10 +40,34 @@ class Machine:
             system=f"{platform.system()} {platform.release()} {platform.machine()}",
             cpu=_cpu_model(),
             cores=os.cpu_count() or 0,
+            code=_code_version(),
         )
 
     def line(self) -> str:
         return f"{self.date}; {self.python}; {self.system}; {self.cpu}, {self.cores} cores"
+
+
+def _code_version() -> str:
+    """The commit measured, and whether ``src/`` had uncommitted changes."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "src"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown commit"
+    return f"commit {commit}" + (" + uncommitted changes in src/" if dirty else "")
 
 
 def _cpu_model() -> str:
@@ -119,6 +145,7 @@ def document(
         "Method and reading guide: [performance.md](performance.md).",
         "",
         f"- Run: {machine.line()}",
+        f"- Code: {machine.code}",
         f"- Command: `{command}`",
         f"- Each figure is the median over {settings.repeats} rounds (one timed loop "
         f"of about {settings.target_seconds * 1000:.0f} ms per case and round, cases "
