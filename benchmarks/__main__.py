@@ -27,7 +27,14 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
 def load(name: str) -> Suite:
-    suite: Suite = importlib.import_module(SUITES[name]).SUITE
+    try:
+        module = importlib.import_module(SUITES[name])
+    except ImportError as error:
+        raise SystemExit(
+            f"suite {name!r} needs {error.name!r}: run with the bench group, "
+            "`uv run --group bench python -m benchmarks`"
+        ) from error
+    suite: Suite = module.SUITE
     return suite
 
 
