@@ -9,7 +9,9 @@ from types import MappingProxyType
 from typing import Any
 
 from mcp import types
+from mcp.shared.uri_template import UriTemplate
 
+from mcp_adapter.components import PromptArgument
 from mcp_adapter.handlers import HandlerPlan
 from schemas import Contract
 
@@ -75,6 +77,35 @@ class CompiledTool(CompiledComponent):
 
 
 @dataclass(frozen=True, slots=True)
+class CompiledResource(CompiledComponent):
+    uri: str | None = field(kw_only=True)
+    template: UriTemplate | None = field(repr=False, kw_only=True)
+    mime_type: str | None = field(kw_only=True)
+    entry: types.Resource | types.ResourceTemplate = field(repr=False, kw_only=True)
+    """The ``resources/list`` or ``resources/templates/list`` entry."""
+    converters: Mapping[str, Contract[Any]] = field(repr=False, kw_only=True)
+    """Typed URI variables (``id: int``) are validated from their text."""
+    completion: HandlerPlan | None = field(default=None, repr=False, kw_only=True)
+
+    @property
+    def uri_template_text(self) -> str:
+        return str(self.template) if self.template is not None else ""
+
+    def match(self, uri: str) -> dict[str, Any] | None:
+        if self.template is None:
+            return {} if uri == self.uri else None
+        return self.template.match(uri)
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledPrompt(CompiledComponent):
+    arguments: tuple[PromptArgument, ...] = field(kw_only=True)
+    entry: types.Prompt = field(repr=False, kw_only=True)
+    converters: Mapping[str, Contract[Any]] = field(repr=False, kw_only=True)
+    completion: HandlerPlan | None = field(default=None, repr=False, kw_only=True)
+
+
+@dataclass(frozen=True, slots=True)
 class Catalog:
     """Everything decided before the first request, frozen."""
 
@@ -87,6 +118,10 @@ class Catalog:
     website_url: str | None
     icons: tuple[types.Icon, ...] | None
     tools: Mapping[str, CompiledTool]
+    resources: Mapping[str, CompiledResource] = field(default_factory=dict)
+    """Static resources by URI."""
+    templates: tuple[CompiledResource, ...] = ()
+    prompts: Mapping[str, CompiledPrompt] = field(default_factory=dict)
     page_size: int = 100
 
     @property

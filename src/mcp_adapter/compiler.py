@@ -13,13 +13,15 @@ from types import MappingProxyType
 from typing import Any
 
 from mcp import types
+from mcp.shared.uri_template import InvalidUriTemplate, UriTemplate
 
 from container import Container, Problem
+from container.introspect import EMPTY
 from mcp_adapter.annotations import to_protocol_annotations
-from mcp_adapter.catalog import Catalog, CompiledTool, Hooks
-from mcp_adapter.components import NoContract, Server, Tool
+from mcp_adapter.catalog import Catalog, CompiledPrompt, CompiledResource, CompiledTool, Hooks
+from mcp_adapter.components import NoContract, Prompt, Resource, Server, Tool
 from mcp_adapter.errors import CompileError, problem
-from mcp_adapter.handlers import HandlerPlan, plan_handler
+from mcp_adapter.handlers import HandlerPlan, Source, plan_handler
 from mcp_adapter.naming import default_name, valid_name
 from mcp_adapter.results import wrap_schema
 from schemas import Contract, ContractError, Schema
@@ -168,6 +170,157 @@ def compile_tool(
     )
 
 
+COMPLETE = "complete"
+COMPLETION_ARGUMENTS = ("argument", "value", "context")
+
+
+def _converters(plan: HandlerPlan) -> dict[str, Contract[Any]]:
+    """Contracts for named arguments annotated with something other than ``str``."""
+    return {
+        slot.name: Contract.of(slot.key)
+        for slot in plan.slots
+        if slot.source is Source.ARGUMENT and slot.key not in (EMPTY, str)
+    }
+
+
+def _completion(cls: type, container: Container, problems: list[Problem]) -> HandlerPlan | None:
+    plan, found = plan_handler(
+        cls, COMPLETE, container, argument_names=COMPLETION_ARGUMENTS, optional=True
+    )
+    problems.extend(found)
+    return plan
+
+
+def _template(cls: type[Resource], problems: list[Problem]) -> UriTemplate | None:
+    where = (cls.__qualname__,)
+    if (cls.uri is None) == (cls.uri_template is None):
+        problems.append(problem(where, "a resource declares exactly one of uri or uri_template"))
+        return None
+    if cls.uri_template is None:
+        return None
+    try:
+        return UriTemplate.parse(cls.uri_template)
+    except InvalidUriTemplate as exc:
+        problems.append(problem(where, f"invalid uri_template: {exc}"))
+        return None
+
+
+def compile_resource(
+    cls: type[Resource], container: Container, problems: list[Problem]
+) -> CompiledResource | None:
+    """Compile one resource class, appending what is wrong to ``problems``."""
+    before = len(problems)
+    name = _name_of(cls, "Resource", problems)
+    template = _template(cls, problems)
+    variables = template.variable_names if template is not None else []
+    handler, found = plan_handler(cls, "handle", container, argument_names=variables)
+    problems.extend(found)
+    hooks = compile_hooks(cls, container, problems)
+    completion = _completion(cls, container, problems)
+    build, build_is_async = _builder(cls, container, problems)
+    if len(problems) > before or handler is None:
+        return None
+    missing = [v for v in variables if v not in handler.arguments]
+    common: dict[str, Any] = {
+        "name": name,
+        "title": cls.title,
+        "description": description_of(cls, cls.description),
+        "mime_type": cls.mime_type,
+        "icons": list(cls.icons) if cls.icons else None,
+        "meta": dict(cls.meta) if cls.meta else None,
+    }
+    entry: types.Resource | types.ResourceTemplate
+    if template is not None:
+        if missing:
+            problems.append(
+                problem(
+                    (f"{cls.__qualname__}.handle",),
+                    f"URI variables {', '.join(missing)} have no parameter in handle()",
+                    "add a parameter named like each variable",
+                )
+            )
+            return None
+        entry = types.ResourceTemplate(uri_template=str(cls.uri_template), **common)
+    else:
+        entry = types.Resource(uri=str(cls.uri), size=cls.size, **common)
+    return CompiledResource(
+        name=name,
+        cls=cls,
+        build=build,
+        build_is_async=build_is_async,
+        handler=handler,
+        hooks=hooks,
+        uri=cls.uri,
+        template=template,
+        mime_type=cls.mime_type,
+        entry=entry,
+        converters=_converters(handler),
+        completion=completion,
+    )
+
+
+def compile_prompt(
+    cls: type[Prompt], container: Container, problems: list[Problem]
+) -> CompiledPrompt | None:
+    """Compile one prompt class, appending what is wrong to ``problems``."""
+    before = len(problems)
+    name = _name_of(cls, "Prompt", problems)
+    arguments = tuple(cls.arguments)
+    names = [argument.name for argument in arguments]
+    if len(set(names)) != len(names):
+        problems.append(problem((cls.__qualname__,), "duplicate prompt argument names"))
+    handler, found = plan_handler(cls, "handle", container, argument_names=names)
+    problems.extend(found)
+    hooks = compile_hooks(cls, container, problems)
+    completion = _completion(cls, container, problems)
+    build, build_is_async = _builder(cls, container, problems)
+    if len(problems) > before or handler is None:
+        return None
+    entry = types.Prompt(
+        name=name,
+        title=cls.title,
+        description=description_of(cls, cls.description),
+        arguments=[argument.to_protocol() for argument in arguments] or None,
+        icons=list(cls.icons) if cls.icons else None,
+        meta=dict(cls.meta) if cls.meta else None,
+    )
+    return CompiledPrompt(
+        name=name,
+        cls=cls,
+        build=build,
+        build_is_async=build_is_async,
+        handler=handler,
+        hooks=hooks,
+        arguments=arguments,
+        entry=entry,
+        converters=_converters(handler),
+        completion=completion,
+    )
+
+
+def _overlapping(templates: list[CompiledResource], problems: list[Problem]) -> None:
+    """Two templates that can match the same URI make reads ambiguous."""
+    for index, first in enumerate(templates):
+        for second in templates[index + 1 :]:
+            assert first.template is not None
+            assert second.template is not None
+            probes = (
+                first.template.expand(dict.fromkeys(first.template.variable_names, "probe")),
+                second.template.expand(dict.fromkeys(second.template.variable_names, "probe")),
+            )
+            if any(
+                first.match(uri) is not None and second.match(uri) is not None for uri in probes
+            ):
+                problems.append(
+                    problem(
+                        (second.cls.__qualname__,),
+                        f"uri_template {second.uri_template_text!r} can match the same URIs as "
+                        f"{first.cls.__qualname__}'s {first.uri_template_text!r}",
+                        "make the literal parts of the templates differ",
+                    )
+                )
+
+
 def _unique(
     kind: str,
     compiled: list[Any],
@@ -202,18 +355,29 @@ def compile_server(
     """
     problems: list[Problem] = []
     tools: list[CompiledTool] = []
-    declared: tuple[Any, ...] = tuple(server.tools)
-    for cls in declared:
-        if not (isinstance(cls, type) and issubclass(cls, Tool)):
-            problems.append(
-                problem((server.__qualname__,), f"{cls!r} in tools is not a Tool class")
-            )
-            continue
+    for cls in _classes(server, "tools", Tool, problems):
         tool = compile_tool(cls, container, problems)
         if tool is not None:
             tools.append(tool)
     tools.extend(extra_tools)
     tool_table = _unique("tool", tools, lambda t: t.name, problems)
+    resources = [
+        r
+        for cls in _classes(server, "resources", Resource, problems)
+        if (r := compile_resource(cls, container, problems)) is not None
+    ]
+    prompts = [
+        p
+        for cls in _classes(server, "prompts", Prompt, problems)
+        if (p := compile_prompt(cls, container, problems)) is not None
+    ]
+    static = _unique(
+        "resource uri", [r for r in resources if r.template is None], lambda r: str(r.uri), problems
+    )
+    templates = [r for r in resources if r.template is not None]
+    _unique("resource template", templates, lambda r: r.uri_template_text, problems)
+    _overlapping(templates, problems)
+    prompt_table = _unique("prompt", prompts, lambda p: p.name, problems)
     server_name = server.name or server.__name__
     if problems:
         raise CompileError(server_name, problems)
@@ -227,4 +391,24 @@ def compile_server(
         website_url=server.website_url,
         icons=tuple(server.icons) if server.icons else None,
         tools=MappingProxyType(tool_table),
+        resources=MappingProxyType(static),
+        templates=tuple(templates),
+        prompts=MappingProxyType(prompt_table),
     )
+
+
+def _classes(
+    server: type[Server], attribute: str, base: type, problems: list[Problem]
+) -> list[Any]:
+    found = []
+    for cls in tuple(getattr(server, attribute)):
+        if isinstance(cls, type) and issubclass(cls, base):
+            found.append(cls)
+        else:
+            problems.append(
+                problem(
+                    (server.__qualname__,),
+                    f"{cls!r} in {attribute} is not a {base.__name__} class",
+                )
+            )
+    return found

@@ -2,17 +2,65 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import dataclasses
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from mcp import MCPError, types
+from pydantic import ValidationError
 
 from container import Container
-from mcp_adapter.catalog import Catalog, CompiledComponent, CompiledTool
+from mcp_adapter.catalog import (
+    Catalog,
+    CompiledComponent,
+    CompiledPrompt,
+    CompiledResource,
+    CompiledTool,
+)
 from mcp_adapter.context import is_modern, snapshot
-from mcp_adapter.errors import forbidden, logger, new_incident, unknown
-from mcp_adapter.request import McpRequest, Transport
-from mcp_adapter.results import execution_failed, invalid_arguments, tool_result
+from mcp_adapter.errors import RESOURCE_NOT_FOUND, forbidden, logger, new_incident, unknown
+from mcp_adapter.request import McpRequest, Transport, freeze
+from mcp_adapter.response import McpResponse
+from mcp_adapter.results import (
+    execution_failed,
+    invalid_arguments,
+    prompt_messages,
+    resource_contents,
+    tool_result,
+)
+from schemas import Contract, render, summarize
+
+T = TypeVar("T")
+Entry = TypeVar("Entry")
+
+MAX_INPUT_ROUNDS = 8
+"""Elicitation rounds one 2025-11-25 call may go through before it is refused."""
+MAX_COMPLETIONS = 100
+
+
+def _paginate(entries: Sequence[Entry], size: int) -> tuple[tuple[Entry, ...], ...]:
+    return tuple(tuple(entries[i : i + size]) for i in range(0, len(entries), size)) or ((),)
+
+
+def _page_index(cursor: str | None, count: int) -> int:
+    if cursor is None:
+        return 0
+    if not cursor.isdigit() or int(cursor) >= count:
+        raise MCPError(types.INVALID_PARAMS, "Invalid cursor")
+    return int(cursor)
+
+
+def _next_cursor(index: int, count: int) -> str | None:
+    return str(index + 1) if index + 1 < count else None
+
+
+def _needs_input(outcome: Any) -> McpResponse | None:
+    responses = (outcome,) if isinstance(outcome, McpResponse) else outcome
+    if isinstance(responses, list | tuple):
+        for response in responses:
+            if isinstance(response, McpResponse) and response.input_requests:
+                return response
+    return None
 
 
 class Dispatcher:
@@ -28,31 +76,23 @@ class Dispatcher:
         self.catalog = catalog
         self.container = container
         self.transport: Transport = transport
-        self._tools = catalog.tools
-        self._tool_hooks = any(tool.hooks.any for tool in catalog.tools.values())
+        size = catalog.page_size
+        tools = list(catalog.tools.values())
         self._tool_pages = {
-            modern: self._paginate(
-                [tool.modern if modern else tool.legacy for tool in catalog.tools.values()]
-            )
-            for modern in (True, False)
+            True: _paginate([t.modern for t in tools], size),
+            False: _paginate([t.legacy for t in tools], size),
         }
-
-    def _paginate(self, tools: list[types.Tool]) -> tuple[types.ListToolsResult, ...]:
-        size = self.catalog.page_size
-        chunks = [tools[i : i + size] for i in range(0, len(tools), size)] or [[]]
-        return tuple(
-            types.ListToolsResult(
-                tools=chunk, next_cursor=str(index + 1) if index + 1 < len(chunks) else None
-            )
-            for index, chunk in enumerate(chunks)
-        )
+        self._tool_hooks = any(t.hooks.any for t in tools)
+        self._resource_pages = _paginate(list(catalog.resources.values()), size)
+        self._template_pages = _paginate(list(catalog.templates), size)
+        self._prompt_pages = _paginate(list(catalog.prompts.values()), size)
 
     def request(self, ctx: Any, **fields: Any) -> McpRequest:
         return snapshot(
             ctx, server_id=self.catalog.name, default_transport=self.transport, **fields
         )
 
-    # -- visibility ---------------------------------------------------------
+    # -- visibility -----------------------------------------------------------
 
     async def visible(
         self, component: CompiledComponent, scope: Any, request: McpRequest | None
@@ -72,73 +112,305 @@ class Dispatcher:
             return True, False
         return True, True
 
-    # -- tools ----------------------------------------------------------------
+    async def _gate(
+        self,
+        kind: str,
+        component: CompiledComponent,
+        scope: Any,
+        request: McpRequest | None,
+        *,
+        hidden: Callable[[], MCPError] | None = None,
+    ) -> None:
+        registered, authorized = await self.visible(component, scope, request)
+        if not registered:
+            raise hidden() if hidden is not None else unknown(kind, component.name)
+        if not authorized:
+            raise forbidden(kind, component.name)
+
+    async def _filter(
+        self, ctx: Any, page: Sequence[tuple[CompiledComponent, Entry]]
+    ) -> list[Entry]:
+        if not any(component.hooks.any for component, _ in page):
+            return [entry for _, entry in page]
+        request = self.request(ctx)
+        listed: list[Entry] = []
+        async with self.container.scope() as scope:
+            for component, entry in page:
+                if all(await self.visible(component, scope, request)):
+                    listed.append(entry)
+        return listed
+
+    async def _guarded(
+        self, what: str, name: str, call: Callable[[], Awaitable[T]], failure: Callable[[str], T]
+    ) -> T:
+        """Run ``call``; protocol errors pass, anything else is logged with an incident id."""
+        try:
+            return await call()
+        except MCPError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a safe answer
+            incident = new_incident()
+            logger.error("%s %r failed (incident %s)", what, name, incident, exc_info=exc)
+            return failure(incident)
 
     @staticmethod
-    def _page(cursor: str | None, count: int) -> int:
-        if cursor is None:
-            return 0
-        if not cursor.isdigit() or int(cursor) >= count:
-            raise MCPError(types.INVALID_PARAMS, "Invalid cursor")
-        return int(cursor)
+    def _convert(
+        converters: Mapping[str, Contract[Any]], values: Mapping[str, Any], what: str
+    ) -> dict[str, Any]:
+        converted = dict(values)
+        for name, contract in converters.items():
+            if name in converted:
+                try:
+                    converted[name] = contract.validate(converted[name])
+                except ValidationError as exc:
+                    detail = render(summarize(exc))
+                    raise MCPError(
+                        types.INVALID_PARAMS, f"Invalid {what} {name}: {detail}"
+                    ) from None
+        return converted
+
+    # -- tools ------------------------------------------------------------------
 
     async def list_tools(
         self, ctx: Any, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        modern = is_modern(ctx)
-        pages = self._tool_pages[modern]
-        index = self._page(params.cursor if params else None, len(pages))
-        page = pages[index]
+        pages = self._tool_pages[is_modern(ctx)]
+        index = _page_index(params.cursor if params else None, len(pages))
+        cursor = _next_cursor(index, len(pages))
         if not self._tool_hooks:
-            return page
-        request = self.request(ctx)
-        listed: list[types.Tool] = []
-        async with self.container.scope() as scope:
-            for entry in page.tools:
-                tool = self._tools[entry.name]
-                registered, authorized = await self.visible(tool, scope, request)
-                if registered and authorized:
-                    listed.append(entry)
-        return types.ListToolsResult(tools=listed, next_cursor=page.next_cursor)
+            return types.ListToolsResult(tools=list(pages[index]), next_cursor=cursor)
+        paired = [(self.catalog.tools[entry.name], entry) for entry in pages[index]]
+        return types.ListToolsResult(tools=await self._filter(ctx, paired), next_cursor=cursor)
 
     async def call_tool(
         self, ctx: Any, params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        tool = self._tools.get(params.name)
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        tool = self.catalog.tools.get(params.name)
         if tool is None:
             raise unknown("tool", params.name)
         arguments: Mapping[str, Any] = params.arguments or {}
         request = self.request(ctx, arguments=arguments) if tool.needs_request else None
-        try:
-            return await self._call(tool, ctx, arguments, request)
-        except MCPError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - every failure becomes a safe result
-            incident = new_incident()
-            logger.error("tool %r failed (incident %s)", tool.name, incident, exc_info=exc)
-            return execution_failed(incident)
 
-    async def _call(
+        async def call() -> types.CallToolResult | types.InputRequiredResult:
+            return await self._call_tool(tool, ctx, arguments, request)
+
+        return await self._guarded("tool", tool.name, call, execution_failed)
+
+    async def _call_tool(
         self,
         tool: CompiledTool,
         ctx: Any,
         arguments: Mapping[str, Any],
         request: McpRequest | None,
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         async with self.container.scope() as scope:
             if tool.hooks.any:
-                registered, authorized = await self.visible(tool, scope, request)
-                if not registered:
-                    raise unknown("tool", tool.name)
-                if not authorized:
-                    raise forbidden("tool", tool.name)
+                await self._gate("tool", tool, scope, request)
             payload, errors = tool.input.check(arguments)
             if errors:
                 return invalid_arguments(errors)
             instance = await tool.instance(scope)
-            outcome = await tool.handler.invoke(
-                instance, scope, request, payload, tool.arguments(payload)
-            )
+            spread = tool.arguments(payload)
+            outcome = await tool.handler.invoke(instance, scope, request, payload, spread)
+            for _ in range(MAX_INPUT_ROUNDS):
+                asking = _needs_input(outcome)
+                if asking is None:
+                    break
+                if is_modern(ctx):
+                    return _input_required(asking)
+                request = await self._elicit(ctx, asking, request)
+                outcome = await tool.handler.invoke(instance, scope, request, payload, spread)
+            else:
+                raise RuntimeError(f"{tool.name} asked for input {MAX_INPUT_ROUNDS} times")
             return tool_result(
                 outcome, owner=tool.cls.__qualname__, output=tool.output, modern=is_modern(ctx)
             )
+
+    async def _elicit(
+        self, ctx: Any, asking: McpResponse, request: McpRequest | None
+    ) -> McpRequest:
+        """2025-11-25: ask through the SDK's elicitation request, answer as a retry would."""
+        answers: dict[str, Any] = {}
+        for key, form in (asking.input_requests or {}).items():
+            result = await ctx.session.elicit_form(
+                form.message, form.requested_schema, related_request_id=ctx.request_id
+            )
+            answers[key] = result.model_dump(by_alias=True, exclude_none=True, mode="json")
+        base = request or self.request(ctx)
+        return dataclasses.replace(
+            base, input_responses=freeze(answers), request_state=asking.request_state
+        )
+
+    # -- resources ------------------------------------------------------------------
+
+    async def list_resources(
+        self, ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        pages = self._resource_pages
+        index = _page_index(params.cursor if params else None, len(pages))
+        paired = [(r, r.entry) for r in pages[index]]
+        listed = await self._filter(ctx, paired)
+        return types.ListResourcesResult(
+            resources=[e for e in listed if isinstance(e, types.Resource)],
+            next_cursor=_next_cursor(index, len(pages)),
+        )
+
+    async def list_resource_templates(
+        self, ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        pages = self._template_pages
+        index = _page_index(params.cursor if params else None, len(pages))
+        paired = [(r, r.entry) for r in pages[index]]
+        listed = await self._filter(ctx, paired)
+        return types.ListResourceTemplatesResult(
+            resource_templates=[e for e in listed if isinstance(e, types.ResourceTemplate)],
+            next_cursor=_next_cursor(index, len(pages)),
+        )
+
+    def find_resource(self, uri: str) -> tuple[CompiledResource, dict[str, Any]] | None:
+        static = self.catalog.resources.get(uri)
+        if static is not None:
+            return static, {}
+        for template in self.catalog.templates:
+            variables = template.match(uri)
+            if variables is not None:
+                return template, variables
+        return None
+
+    async def read_resource(
+        self, ctx: Any, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        uri = str(params.uri)
+        found = self.find_resource(uri)
+        if found is None:
+            raise _not_found(uri)
+        resource, variables = found
+        request = (
+            self.request(ctx, uri=uri, uri_variables=variables) if resource.needs_request else None
+        )
+
+        async def read() -> types.ReadResourceResult:
+            async with self.container.scope() as scope:
+                if resource.hooks.any:
+                    await self._gate(
+                        "resource", resource, scope, request, hidden=lambda: _not_found(uri)
+                    )
+                arguments = self._convert(resource.converters, variables, "URI variable")
+                instance = await resource.instance(scope)
+                outcome = await resource.handler.invoke(instance, scope, request, None, arguments)
+                return resource_contents(
+                    outcome, owner=resource.cls.__qualname__, uri=uri, mime_type=resource.mime_type
+                )
+
+        def failed(incident: str) -> types.ReadResourceResult:
+            raise MCPError(types.INTERNAL_ERROR, f"Resource read failed (incident {incident})")
+
+        return await self._guarded("resource", uri, read, failed)
+
+    # -- prompts ----------------------------------------------------------------------
+
+    async def list_prompts(
+        self, ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        pages = self._prompt_pages
+        index = _page_index(params.cursor if params else None, len(pages))
+        paired = [(p, p.entry) for p in pages[index]]
+        return types.ListPromptsResult(
+            prompts=await self._filter(ctx, paired), next_cursor=_next_cursor(index, len(pages))
+        )
+
+    async def get_prompt(
+        self, ctx: Any, params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        prompt = self.catalog.prompts.get(params.name)
+        if prompt is None:
+            raise unknown("prompt", params.name)
+        given = dict(params.arguments or {})
+        _check_prompt_arguments(prompt, given)
+        request = self.request(ctx, arguments=given) if prompt.needs_request else None
+
+        async def get() -> types.GetPromptResult:
+            async with self.container.scope() as scope:
+                if prompt.hooks.any:
+                    await self._gate("prompt", prompt, scope, request)
+                arguments = self._convert(prompt.converters, given, "prompt argument")
+                instance = await prompt.instance(scope)
+                outcome = await prompt.handler.invoke(instance, scope, request, None, arguments)
+                return prompt_messages(
+                    outcome, owner=prompt.cls.__qualname__, description=prompt.entry.description
+                )
+
+        def failed(incident: str) -> types.GetPromptResult:
+            raise MCPError(types.INTERNAL_ERROR, f"Prompt failed (incident {incident})")
+
+        return await self._guarded("prompt", prompt.name, get, failed)
+
+    # -- completion ---------------------------------------------------------------------
+
+    def _completion_target(
+        self, ref: types.PromptReference | types.ResourceTemplateReference
+    ) -> CompiledPrompt | CompiledResource | None:
+        if isinstance(ref, types.PromptReference):
+            return self.catalog.prompts.get(ref.name)
+        for template in self.catalog.templates:
+            if template.uri_template_text == ref.uri:
+                return template
+        return None
+
+    async def complete(self, ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
+        target = self._completion_target(params.ref)
+        empty = types.CompleteResult(completion=types.Completion(values=[]))
+        if target is None or target.completion is None:
+            return empty
+        plan = target.completion
+        request = self.request(ctx) if plan.needs_request or target.hooks.needs_request else None
+        context = dict(params.context.arguments or {}) if params.context else {}
+        arguments = {
+            "argument": params.argument.name,
+            "value": params.argument.value,
+            "context": context,
+        }
+
+        async def run() -> types.CompleteResult:
+            async with self.container.scope() as scope:
+                if not all(await self.visible(target, scope, request)):
+                    return empty
+                instance = await target.instance(scope)
+                picked = {name: arguments[name] for name in plan.arguments}
+                values = [str(v) for v in await plan.invoke(instance, scope, request, None, picked)]
+            return types.CompleteResult(
+                completion=types.Completion(
+                    values=values[:MAX_COMPLETIONS],
+                    total=len(values),
+                    has_more=len(values) > MAX_COMPLETIONS,
+                )
+            )
+
+        def failed(incident: str) -> types.CompleteResult:
+            raise MCPError(types.INTERNAL_ERROR, f"Completion failed (incident {incident})")
+
+        return await self._guarded("completion", target.name, run, failed)
+
+
+def _not_found(uri: str) -> MCPError:
+    return MCPError(RESOURCE_NOT_FOUND, "Resource not found", {"uri": uri})
+
+
+def _check_prompt_arguments(prompt: CompiledPrompt, given: Mapping[str, Any]) -> None:
+    declared = {argument.name for argument in prompt.arguments}
+    extra = sorted(set(given) - declared)
+    if extra:
+        raise MCPError(types.INVALID_PARAMS, f"Unknown prompt argument(s): {', '.join(extra)}")
+    missing = [a.name for a in prompt.arguments if a.required and a.name not in given]
+    if missing:
+        raise MCPError(
+            types.INVALID_PARAMS, f"Missing required prompt argument(s): {', '.join(missing)}"
+        )
+
+
+def _input_required(asking: McpResponse) -> types.InputRequiredResult:
+    requests: dict[str, types.InputRequest] = {
+        key: types.ElicitRequest(method="elicitation/create", params=form)
+        for key, form in (asking.input_requests or {}).items()
+    }
+    return types.InputRequiredResult(input_requests=requests, request_state=asking.request_state)

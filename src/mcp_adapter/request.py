@@ -79,3 +79,11 @@ class McpRequest:
     """The Starlette ``Request`` on the HTTP transport; ``None`` elsewhere."""
     context: Any = field(default=None, repr=False, compare=False)
     """The SDK's request context (progress, elicitation); ``None`` outside the SDK."""
+
+    async def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Send a progress notification if the client asked for progress; a no-op otherwise."""
+        session = getattr(self.context, "session", None)
+        if session is not None:
+            await session.report_progress(progress, total, message)

@@ -44,6 +44,9 @@ class McpResponse:
     is_error: bool = False
     meta: Mapping[str, Any] | None = None
     role: Role = "user"
+    input_requests: Mapping[str, types.ElicitRequestFormParams] | None = None
+    """Input the handler needs before it can answer (see ``McpResponse.elicit``)."""
+    request_state: str | None = None
 
     @property
     def has_structured(self) -> bool:
@@ -177,6 +180,28 @@ class McpResponse:
         )
         return cls((block,))
 
+    @classmethod
+    def elicit(
+        cls,
+        message: str,
+        schema: type[Any] | Mapping[str, Any],
+        *,
+        key: str = "input",
+        state: str | None = None,
+    ) -> McpResponse:
+        """Ask the client for input, then get called again with the answer.
+
+        On 2026-07-28 this becomes an ``input_required`` result; the client's
+        retry carries ``McpRequest.input_responses[key]`` and the echoed
+        ``request_state``. On 2025-11-25 the adapter sends the SDK's
+        ``elicitation/create`` request itself and calls the handler again with
+        the same two fields filled, so one handler serves both eras.
+        ``schema`` is a flat ``Schema`` class or a JSON Schema object.
+        """
+        requested = schema if isinstance(schema, Mapping) else _json_schema(schema)
+        params = types.ElicitRequestFormParams(message=message, requested_schema=dict(requested))
+        return cls(input_requests={key: params}, request_state=state)
+
     # -- modifiers ------------------------------------------------------------
 
     def with_meta(self, **meta: Any) -> McpResponse:
@@ -190,6 +215,15 @@ class McpResponse:
     def asAssistant(self) -> McpResponse:
         """As a prompt message, spoken by the assistant."""
         return dataclasses.replace(self, role="assistant")
+
+
+def _json_schema(schema: type[Any]) -> dict[str, Any]:
+    from pydantic import TypeAdapter
+
+    value: dict[str, Any] = TypeAdapter(schema).json_schema()
+    value.pop("title", None)
+    value.pop("additionalProperties", None)
+    return value
 
 
 def _dict(meta: Mapping[str, Any] | None) -> dict[str, Any] | None:

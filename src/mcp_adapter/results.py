@@ -148,3 +148,60 @@ def invalid_arguments(errors: Sequence[Any]) -> types.CallToolResult:
 
 def execution_failed(incident: str) -> types.CallToolResult:
     return error_result(f"Tool execution failed (incident {incident})", {"incident": incident})
+
+
+def _blob_of(block: Any) -> tuple[str, str | None] | None:
+    if isinstance(block, types.ImageContent | types.AudioContent):
+        return block.data, block.mime_type
+    return None
+
+
+def resource_contents(
+    outcome: Any, *, owner: str, uri: str, mime_type: str | None
+) -> types.ReadResourceResult:
+    """``resources/read`` contents from a handler's responses, at the URI that was read."""
+    if isinstance(outcome, types.ReadResourceResult):
+        return outcome
+    contents: list[types.TextResourceContents | types.BlobResourceContents] = []
+    for response in responses_of(outcome, owner):
+        if response.is_error:
+            raise HandlerResultError(f"{owner} returned an error response to a resource read")
+        if response.has_structured:
+            text = _text(_json(response.structured_content))
+            contents.append(types.TextResourceContents(uri=uri, text=text, mime_type=mime_type))
+        for block in response.content:
+            if isinstance(block, types.TextContent):
+                contents.append(
+                    types.TextResourceContents(uri=uri, text=block.text, mime_type=mime_type)
+                )
+            elif isinstance(block, types.EmbeddedResource):
+                embedded = block.resource
+                if not str(embedded.uri):
+                    embedded = embedded.model_copy(
+                        update={"uri": uri, "mime_type": embedded.mime_type or mime_type}
+                    )
+                contents.append(embedded)
+            elif (blob := _blob_of(block)) is not None:
+                data, blob_mime = blob
+                contents.append(
+                    types.BlobResourceContents(uri=uri, blob=data, mime_type=blob_mime or mime_type)
+                )
+            else:
+                raise HandlerResultError(
+                    f"{owner} returned {type(block).__name__}, which a resource cannot contain"
+                )
+    return types.ReadResourceResult(contents=contents)
+
+
+def prompt_messages(outcome: Any, *, owner: str, description: str | None) -> types.GetPromptResult:
+    """``prompts/get`` messages: each content block of each response, with its role."""
+    if isinstance(outcome, types.GetPromptResult):
+        return outcome
+    messages: list[types.PromptMessage] = []
+    for response in responses_of(outcome, owner):
+        blocks: list[types.ContentBlock] = list(response.content)
+        if response.has_structured:
+            text = _text(_json(response.structured_content))
+            blocks.insert(0, types.TextContent(type="text", text=text))
+        messages.extend(types.PromptMessage(role=response.role, content=b) for b in blocks)
+    return types.GetPromptResult(description=description, messages=messages)

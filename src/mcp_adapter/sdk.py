@@ -7,7 +7,7 @@ from typing import Any
 from mcp.server import Server as SdkServer
 
 from container import Container
-from mcp_adapter.catalog import Catalog
+from mcp_adapter.catalog import Catalog, CompiledPrompt, CompiledResource
 from mcp_adapter.dispatcher import Dispatcher
 from mcp_adapter.request import Transport
 
@@ -25,6 +25,19 @@ def build_sdk_server(
     if catalog.tools:
         handlers["on_list_tools"] = dispatcher.list_tools
         handlers["on_call_tool"] = dispatcher.call_tool
+    if catalog.resources or catalog.templates:
+        handlers["on_list_resources"] = dispatcher.list_resources
+        handlers["on_list_resource_templates"] = dispatcher.list_resource_templates
+        handlers["on_read_resource"] = dispatcher.read_resource
+    if catalog.prompts:
+        handlers["on_list_prompts"] = dispatcher.list_prompts
+        handlers["on_get_prompt"] = dispatcher.get_prompt
+    completable: list[CompiledPrompt | CompiledResource] = [
+        *catalog.prompts.values(),
+        *catalog.templates,
+    ]
+    if any(component.completion is not None for component in completable):
+        handlers["on_completion"] = dispatcher.complete
     server: SdkServer[Any] = SdkServer(
         catalog.name,
         version=catalog.version,
