@@ -133,12 +133,19 @@ class Dispatcher:
         if not any(component.hooks.any for component, _ in page):
             return [entry for _, entry in page]
         request = self.request(ctx)
-        listed: list[Entry] = []
-        async with self.container.scope() as scope:
-            for component, entry in page:
-                if all(await self.visible(component, scope, request)):
-                    listed.append(entry)
-        return listed
+
+        async def run_hooks() -> list[Entry]:
+            listed: list[Entry] = []
+            async with self.container.scope() as scope:
+                for component, entry in page:
+                    if all(await self.visible(component, scope, request)):
+                        listed.append(entry)
+            return listed
+
+        def failed(incident: str) -> list[Entry]:
+            raise MCPError(types.INTERNAL_ERROR, f"Listing failed (incident {incident})")
+
+        return await self._guarded("listing", str(getattr(ctx, "method", "")), run_hooks, failed)
 
     async def _guarded(
         self, what: str, name: str, call: Callable[[], Awaitable[T]], failure: Callable[[str], T]
