@@ -22,17 +22,14 @@ class Hooks:
 
     should_register: HandlerPlan | None = None
     authorize: HandlerPlan | None = None
+    any: bool = field(init=False)
+    """Whether there is a hook at all (decided once: read on every request)."""
+    needs_request: bool = field(init=False)
 
-    @property
-    def any(self) -> bool:
-        return self.should_register is not None or self.authorize is not None
-
-    @property
-    def needs_request(self) -> bool:
-        return any(plan is not None and plan.needs_request for plan in self._plans())
-
-    def _plans(self) -> tuple[HandlerPlan | None, ...]:
-        return (self.should_register, self.authorize)
+    def __post_init__(self) -> None:
+        plans = [p for p in (self.should_register, self.authorize) if p is not None]
+        object.__setattr__(self, "any", bool(plans))
+        object.__setattr__(self, "needs_request", any(p.needs_request for p in plans))
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,10 +43,12 @@ class CompiledComponent:
     build_is_async: bool
     handler: HandlerPlan = field(repr=False)
     hooks: Hooks = field(repr=False)
+    needs_request: bool = field(init=False, repr=False)
+    """Whether the handler or a hook reads the ``McpRequest`` (else none is built)."""
 
-    @property
-    def needs_request(self) -> bool:
-        return self.handler.needs_request or self.hooks.needs_request
+    def __post_init__(self) -> None:
+        needs = self.handler.needs_request or self.hooks.needs_request
+        object.__setattr__(self, "needs_request", needs)
 
     async def instance(self, scope: Any) -> Any:
         if self.build_is_async:

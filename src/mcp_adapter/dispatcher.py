@@ -55,7 +55,9 @@ def _next_cursor(index: int, count: int) -> str | None:
 
 
 def _needs_input(outcome: Any) -> McpResponse | None:
-    responses = (outcome,) if isinstance(outcome, McpResponse) else outcome
+    if type(outcome) is McpResponse:
+        return outcome if outcome.input_requests else None
+    responses = outcome
     if isinstance(responses, list | tuple):
         for response in responses:
             if isinstance(response, McpResponse) and response.input_requests:
@@ -156,9 +158,14 @@ class Dispatcher:
         except MCPError:
             raise
         except Exception as exc:  # noqa: BLE001 - every failure becomes a safe answer
-            incident = new_incident()
-            logger.error("%s %r failed (incident %s)", what, name, incident, exc_info=exc)
-            return failure(incident)
+            return failure(self._incident(what, name, exc))
+
+    @staticmethod
+    def _incident(what: str, name: str, error: Exception) -> str:
+        """Log ``error`` with its traceback under a new incident id, and return the id."""
+        incident = new_incident()
+        logger.error("%s %r failed (incident %s)", what, name, incident, exc_info=error)
+        return incident
 
     @staticmethod
     def _convert(
@@ -197,11 +204,12 @@ class Dispatcher:
             raise unknown("tool", params.name)
         arguments: Mapping[str, Any] = params.arguments or {}
         request = self.request(ctx, arguments=arguments) if tool.needs_request else None
-
-        async def call() -> types.CallToolResult | types.InputRequiredResult:
+        try:
             return await self._call_tool(tool, ctx, arguments, request)
-
-        return await self._guarded("tool", tool.name, call, execution_failed)
+        except MCPError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a safe result
+            return execution_failed(self._incident("tool", tool.name, exc))
 
     async def _call_tool(
         self,

@@ -7,7 +7,7 @@ import enum
 import functools
 import inspect
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio.to_thread
@@ -61,10 +61,10 @@ class HandlerPlan:
     arguments: tuple[str, ...]
     function: Callable[..., Any] | None = None
     """Called directly when set (a plain function handler); else ``instance.<method>``."""
+    needs_request: bool = field(init=False)
 
-    @property
-    def needs_request(self) -> bool:
-        return bool(self.requests or self.http_requests)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "needs_request", bool(self.requests or self.http_requests))
 
     def describe(self) -> str:
         return ", ".join(f"{slot.name}: {slot.source.value}" for slot in self.slots)

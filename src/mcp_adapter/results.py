@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from mcp import types
 from pydantic import ValidationError
-from pydantic_core import to_jsonable_python
+from pydantic_core import to_json, to_jsonable_python
 
 from mcp_adapter.errors import HandlerResultError, OutputContractError
 from mcp_adapter.response import McpResponse
@@ -75,6 +74,8 @@ def tool_result(
     """Build the result, validating structured content against ``output`` first."""
     if isinstance(outcome, types.CallToolResult):
         return _complete_result(outcome, output=output, modern=modern)
+    if type(outcome) is McpResponse and not outcome.is_error and not outcome.meta:
+        return _single(outcome, owner=owner, output=output, modern=modern)
     responses = responses_of(outcome, owner)
     is_error = any(response.is_error for response in responses)
     structured_seen = [r for r in responses if r.has_structured]
@@ -105,6 +106,26 @@ def tool_result(
     return result
 
 
+def _single(
+    response: McpResponse, *, owner: str, output: Contract[Any] | None, modern: bool
+) -> types.CallToolResult:
+    """The common case, one successful response, without the merging loop."""
+    if not response.has_structured:
+        if output is not None:
+            raise OutputContractError(
+                f"{owner} declares a typed output and returned no structured content; "
+                "a text-only success does not satisfy it: return McpResponse.structured(...)"
+            )
+        return types.CallToolResult(content=list(response.content))
+    structured = _checked_output(output, response.structured_content)
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=_text(structured))]
+    content.extend(response.content)
+    return types.CallToolResult(
+        content=content,
+        structured_content=structured if modern else _legacy_structured(structured),
+    )
+
+
 def _complete_result(
     result: types.CallToolResult, *, output: Contract[Any] | None, modern: bool
 ) -> types.CallToolResult:
@@ -128,7 +149,7 @@ def _complete_result(
 
 
 def _text(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    return to_json(value).decode()
 
 
 def error_result(text: str, meta: dict[str, Any] | None = None) -> types.CallToolResult:
