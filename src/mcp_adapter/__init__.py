@@ -10,9 +10,19 @@ from mcp_adapter.errors import CompileError
 from mcp_adapter.request import Identity, McpRequest
 from mcp_adapter.response import McpResponse
 from mcp_adapter.sdk import build_sdk_server
+from mcp_adapter.serving import (
+    Compilable,
+    Servable,
+    http_app,
+    mcp_lifespan,
+    run_mcp_apps,
+    run_stdio,
+    serve_stdio,
+)
 
 __all__ = [
     "Catalog",
+    "Compilable",
     "CompileError",
     "Icon",
     "Identity",
@@ -21,9 +31,15 @@ __all__ = [
     "Prompt",
     "PromptArgument",
     "Resource",
+    "Servable",
     "Server",
     "Tool",
     "ToolAnnotations",
     "build_sdk_server",
     "compile_server",
+    "http_app",
+    "mcp_lifespan",
+    "run_mcp_apps",
+    "run_stdio",
+    "serve_stdio",
 ]

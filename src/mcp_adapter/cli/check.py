@@ -1,0 +1,70 @@
+"""``mcp-adapter check``: compile and validate everything, report every problem at once."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from container import Problem
+from mcp_adapter.catalog import Catalog
+from mcp_adapter.cli.loading import load_container, load_servable
+from mcp_adapter.cli.serve import add_container_option
+from mcp_adapter.errors import CompileError
+from mcp_adapter.serving import NotServableError, catalog_of
+
+
+def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
+    parser = commands.add_parser(
+        "check",
+        parents=[common],
+        help="compile a server and validate its container; exit 1 on any problem",
+        description="Compile MODULE:ATTR against the container and validate every binding. "
+        "Prints every problem with its dependency path and exits 1 if there is any; "
+        "warns (without failing) about tools whose annotations are unset.",
+    )
+    parser.add_argument("target", metavar="MODULE:ATTR", help="the server")
+    add_container_option(parser)
+    parser.set_defaults(run=run)
+
+
+def unannotated(catalog: Catalog) -> list[str]:
+    return [name for name, tool in catalog.tools.items() if tool.modern.annotations is None]
+
+
+def run(args: argparse.Namespace) -> int:
+    container = load_container(args.container)
+    target = load_servable(args.target)
+    problems: list[Problem] = []
+    catalog: Catalog | None = None
+    try:
+        catalog = catalog_of(target, container)
+    except CompileError as exc:
+        problems.extend(exc.problems)
+    except NotServableError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    problems.extend(p for p in container.check() if p not in problems)
+    for problem in problems:
+        print(f"error: {problem.render()}")
+    if catalog is not None:
+        for name in unannotated(catalog):
+            print(
+                f"warning: tool {name!r} has no annotations: clients assume it is not "
+                "read-only, may be destructive, not idempotent and open-world"
+            )
+            print(
+                "    hint: set annotations = ToolAnnotations(read_only=..., destructive=..., "
+                "idempotent=..., open_world=...)"
+            )
+    if problems:
+        count = len(problems)
+        print(f"{args.target}: {count} problem{'s' if count != 1 else ''}")
+        return 1
+    assert catalog is not None
+    print(
+        f"{args.target}: ok ({len(catalog.tools)} tools, "
+        f"{len(catalog.resources) + len(catalog.templates)} resources, "
+        f"{len(catalog.prompts)} prompts)"
+    )
+    return 0

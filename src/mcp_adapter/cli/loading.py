@@ -1,0 +1,127 @@
+"""Finding the objects a command names as ``MODULE:ATTR``."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import sys
+from typing import Any
+
+from container import Container
+from mcp_adapter.catalog import Catalog
+from mcp_adapter.cli.errors import CliError
+from mcp_adapter.components import Server
+from mcp_adapter.serving import Compilable, Servable
+
+
+def ensure_cwd_importable() -> None:
+    """Modules are looked up from the current directory first, as ``python -m`` does."""
+    cwd = os.getcwd()
+    if cwd not in sys.path:
+        sys.path.insert(0, cwd)
+
+
+def load_object(spec: str, what: str) -> Any:
+    """The object ``MODULE:ATTR`` names (``ATTR`` may be dotted)."""
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise CliError(
+            f"{what} {spec!r} is not of the form MODULE:ATTR",
+            "for example: app.mcp.servers.demo_server:DemoServer",
+        )
+    ensure_cwd_importable()
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and module_name.startswith(exc.name):
+            raise CliError(
+                f"cannot import module {module_name!r} for {what}",
+                "run from your project's root or check the module path (no .py suffix)",
+            ) from exc
+        raise CliError(
+            f"importing {module_name!r} failed: no module named {exc.name!r}",
+            "install the missing package or fix the import in that module",
+        ) from exc
+    except Exception as exc:
+        raise CliError(
+            f"importing {module_name!r} failed: {type(exc).__name__}: {exc}",
+            "run with --debug for the traceback",
+        ) from exc
+    found: Any = module
+    for part in attr.split("."):
+        try:
+            found = getattr(found, part)
+        except AttributeError:
+            raise CliError(
+                f"module {module_name!r} has no attribute {attr!r}",
+                "check the name after the colon",
+            ) from None
+    return found
+
+
+def _call_factory(found: Any, spec: str, what: str) -> Any:
+    try:
+        return found()
+    except Exception as exc:
+        raise CliError(
+            f"calling the {what} factory {spec!r} failed: {type(exc).__name__}: {exc}",
+            "run with --debug for the traceback",
+        ) from exc
+
+
+def _is_factory(found: Any) -> bool:
+    return inspect.isfunction(found) or inspect.ismethod(found)
+
+
+def load_servable(spec: str) -> Servable:
+    """A ``Server`` class, a ``Catalog``, a ``Compilable`` or a zero-argument factory of one."""
+    found = load_object(spec, "server")
+    if _is_factory(found):
+        found = _call_factory(found, spec, "server")
+    if isinstance(found, type) and issubclass(found, Server):
+        return found
+    if isinstance(found, Catalog):
+        return found
+    if not isinstance(found, type) and isinstance(found, Compilable):
+        return found
+    raise CliError(
+        f"{spec} is {_describe(found)}, not something to serve",
+        "name a Server subclass, a Catalog, or an object with compile(container)",
+    )
+
+
+def load_container(spec: str | None) -> Container:
+    """The ``Container`` instance or zero-argument factory ``spec`` names; empty when ``None``."""
+    if spec is None:
+        return Container()
+    found = load_object(spec, "container")
+    if _is_factory(found) or (isinstance(found, type) and not issubclass(found, Container)):
+        found = _call_factory(found, spec, "container")
+    if isinstance(found, type) and issubclass(found, Container):
+        found = _call_factory(found, spec, "container")
+    if not isinstance(found, Container):
+        raise CliError(
+            f"{spec} is {_describe(found)}, not a Container",
+            "name a Container instance or a function returning one",
+        )
+    return found
+
+
+def load_instance(spec: str, what: str, check: str) -> Any:
+    """An object with method ``check``, named directly or by a zero-argument factory."""
+    found = load_object(spec, what)
+    if _is_factory(found) or isinstance(found, type):
+        found = _call_factory(found, spec, what)
+    if not callable(getattr(found, check, None)):
+        raise CliError(
+            f"{spec} is {_describe(found)}, which has no {check}() method",
+            f"name a {what} instance or a function returning one",
+        )
+    return found
+
+
+def _describe(found: Any) -> str:
+    if isinstance(found, type):
+        return f"the class {found.__qualname__}"
+    return f"a {type(found).__qualname__}"

@@ -1,0 +1,54 @@
+"""What ``serve`` was asked for, in a form that survives a trip through the environment.
+
+``uvicorn --workers N`` imports the app by name in every worker process; the
+workers rebuild it from :data:`ENV_VAR` (see ``mcp_adapter.cli.asgi``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+ENV_VAR = "MCP_ADAPTER_SERVE"
+
+
+@dataclass(frozen=True, slots=True)
+class ServeOptions:
+    target: str
+    container: str | None = None
+    http: bool = False
+    host: str = "127.0.0.1"
+    port: int = 8000
+    path: str = "/mcp"
+    workers: int = 1
+    toolsets: tuple[str, ...] | None = None
+    stateful: bool = False
+    json_response: bool = False
+    auth: str | None = None
+    scopes: tuple[str, ...] = ()
+    anonymous: bool = False
+    resource_url: str | None = None
+    issuer_url: str | None = None
+    allowed_hosts: tuple[str, ...] | None = None
+    sys_path: tuple[str, ...] = field(default=(), compare=False)
+
+    def to_env(self) -> str:
+        return json.dumps(dataclasses.asdict(self))
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> ServeOptions:
+        raw = environ.get(ENV_VAR)
+        if not raw:
+            raise RuntimeError(f"{ENV_VAR} is not set: start workers with `mcp-adapter serve`")
+        data = json.loads(raw)
+        for key in ("toolsets", "scopes", "allowed_hosts", "sys_path"):
+            if data.get(key) is not None:
+                data[key] = tuple(data[key])
+        return cls(**data)
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}{self.path}"

@@ -1,0 +1,285 @@
+"""``mcp-adapter serve``: stdio by default, streamable HTTP with ``--http``."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import socket
+import sys
+from typing import Any
+
+import anyio
+from starlette.applications import Starlette
+
+from container import Container
+from mcp_adapter.catalog import Catalog, UnknownToolsetError
+from mcp_adapter.cli.errors import CliError
+from mcp_adapter.cli.loading import load_container, load_instance, load_servable
+from mcp_adapter.cli.options import ENV_VAR, ServeOptions
+from mcp_adapter.errors import CompileError
+from mcp_adapter.serving import NotServableError, catalog_of, http_app, serve_stdio
+
+WORKER_APP = "mcp_adapter.cli.asgi:create_app"
+
+
+def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
+    parser = commands.add_parser(
+        "serve",
+        parents=[common],
+        help="serve a server over stdio (default) or streamable HTTP",
+        description="Serve MODULE:ATTR (a Server class, a Catalog, or an object with "
+        "compile(container)) over stdio, or over streamable HTTP with --http.",
+    )
+    parser.add_argument("target", metavar="MODULE:ATTR", help="the server to serve")
+    add_container_option(parser)
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP, not stdio")
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP host (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000; 0: any)")
+    parser.add_argument("--path", default="/mcp", help="HTTP endpoint path (default /mcp)")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="HTTP worker processes (uvicorn; stateless only)"
+    )
+    parser.add_argument(
+        "--toolsets", metavar="A,B", help="serve only these toolsets (comma-separated)"
+    )
+    parser.add_argument(
+        "--stateful",
+        action="store_true",
+        help="HTTP sessions (needed for 2025-11-25 elicitation); one worker only",
+    )
+    parser.add_argument(
+        "--json-response", action="store_true", help="answer HTTP POSTs with JSON, not SSE"
+    )
+    parser.add_argument(
+        "--auth",
+        metavar="MODULE:ATTR",
+        help="a TokenVerifier (or zero-argument factory): require a bearer token",
+    )
+    parser.add_argument(
+        "--scope",
+        action="append",
+        default=[],
+        dest="scopes",
+        metavar="SCOPE",
+        help="a scope every token must carry (repeatable)",
+    )
+    parser.add_argument(
+        "--anonymous",
+        action="store_true",
+        help="with --auth: let requests without a token through, with no identity",
+    )
+    parser.add_argument("--resource-url", help="with --auth: this server's public URL (RFC 9728)")
+    parser.add_argument("--issuer-url", help="with --auth: the authorization server's URL")
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        dest="allowed_hosts",
+        metavar="HOST:PORT",
+        help="accepted Host headers (DNS-rebinding protection; repeatable)",
+    )
+    parser.set_defaults(run=run)
+
+
+def add_container_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--container",
+        metavar="MODULE:ATTR",
+        help="a Container instance or zero-argument factory (default: an empty Container)",
+    )
+
+
+def parse_toolsets(value: str | None) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    names = tuple(name.strip() for name in value.split(",") if name.strip())
+    if not names:
+        raise CliError("--toolsets names no toolset", "for example: --toolsets repos,issues")
+    return names
+
+
+def options_of(args: argparse.Namespace) -> ServeOptions:
+    options = ServeOptions(
+        target=args.target,
+        container=args.container,
+        http=args.http,
+        host=args.host,
+        port=args.port,
+        path="/" + args.path.strip("/"),
+        workers=args.workers,
+        toolsets=parse_toolsets(args.toolsets),
+        stateful=args.stateful,
+        json_response=args.json_response,
+        auth=args.auth,
+        scopes=tuple(args.scopes),
+        anonymous=args.anonymous,
+        resource_url=args.resource_url,
+        issuer_url=args.issuer_url,
+        allowed_hosts=tuple(args.allowed_hosts) if args.allowed_hosts else None,
+        sys_path=tuple(sys.path),
+    )
+    _check(options)
+    return options
+
+
+def _check(options: ServeOptions) -> None:
+    http_only = {
+        "--workers": options.workers != 1,
+        "--stateful": options.stateful,
+        "--json-response": options.json_response,
+        "--auth": options.auth is not None,
+        "--allowed-host": options.allowed_hosts is not None,
+    }
+    if not options.http:
+        used = [flag for flag, given in http_only.items() if given]
+        if used:
+            raise CliError(f"{', '.join(used)} only apply to HTTP", "add --http")
+    if options.workers < 1:
+        raise CliError("--workers must be at least 1")
+    if options.workers > 1 and options.stateful:
+        raise CliError(
+            "--stateful sessions live in one process and cannot be spread over --workers",
+            "drop --stateful (stateless HTTP serves both protocol eras) or use one worker",
+        )
+    if options.auth is None and (options.scopes or options.anonymous or options.resource_url):
+        raise CliError("--scope, --anonymous and --resource-url need --auth MODULE:ATTR")
+    if not 0 <= options.port <= 65535:
+        raise CliError(f"--port {options.port} is not a TCP port")
+
+
+def compile_catalog(target: Any, container: Container, spec: str) -> Catalog:
+    """Compile, turning every compile problem into one CLI error with the details."""
+    try:
+        return catalog_of(target, container)
+    except CompileError as exc:
+        count = len(exc.problems)
+        raise CliError(
+            f"cannot compile {spec}: {count} problem{'s' if count != 1 else ''}",
+            f"run `mcp-adapter check {spec}` after fixing them",
+            details=tuple(problem.render() for problem in exc.problems),
+        ) from exc
+    except NotServableError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def select(catalog: Catalog, toolsets: tuple[str, ...] | None) -> Catalog:
+    if toolsets is None:
+        return catalog
+    try:
+        return catalog.select(toolsets)
+    except UnknownToolsetError as exc:
+        raise CliError(str(exc), "--toolsets takes names the server's extensions declare") from exc
+
+
+def build_app(options: ServeOptions) -> Starlette:
+    """The HTTP app ``options`` describe (also what every ``--workers`` process builds)."""
+    container = load_container(options.container)
+    catalog = select(
+        compile_catalog(load_servable(options.target), container, options.target),
+        options.toolsets,
+    )
+    verifier = None
+    if options.auth is not None:
+        verifier = load_instance(options.auth, "token verifier", "verify_token")
+    try:
+        return http_app(
+            catalog,
+            container,
+            path=options.path,
+            stateless=not options.stateful,
+            json_response=options.json_response,
+            token_verifier=verifier,
+            required_scopes=options.scopes,
+            anonymous=options.anonymous,
+            resource_server_url=options.resource_url,
+            issuer_url=options.issuer_url,
+            host=options.host,
+            allowed_hosts=options.allowed_hosts,
+            close_container=True,
+        )
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def run(args: argparse.Namespace) -> int:
+    options = options_of(args)
+    if not options.http:
+        return _serve_stdio(options)
+    if options.workers > 1:
+        return _serve_workers(options)
+    return _serve_http(options)
+
+
+def _announce(options: ServeOptions, name: str) -> None:
+    mode = "stateful" if options.stateful else "stateless"
+    workers = f", {options.workers} workers" if options.workers > 1 else ""
+    print(f"MCP server {name!r} at {options.url} (streamable HTTP, {mode}{workers})", flush=True)
+    if options.auth is not None:
+        need = "optional" if options.anonymous else "required"
+        print(f"  bearer token {need} (Authorization: Bearer ...)", flush=True)
+
+
+def _serve_stdio(options: ServeOptions) -> int:
+    container = load_container(options.container)
+    catalog = select(
+        compile_catalog(load_servable(options.target), container, options.target),
+        options.toolsets,
+    )
+    print(f"MCP server {catalog.name!r} on stdio", file=sys.stderr, flush=True)
+    anyio.run(lambda: serve_stdio(catalog, container, close_container=True))
+    return 0
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise CliError(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+            "choose another --port (0 picks a free one) or stop what is using it",
+        ) from exc
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def _serve_http(options: ServeOptions) -> int:
+    import uvicorn
+
+    app = build_app(options)
+    sock = _bind(options.host, options.port)
+    options = dataclasses.replace(options, port=sock.getsockname()[1])
+    name = app.state.mcp_session_manager.app.name
+    _announce(options, name)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        sock.close()
+    return 0
+
+
+def _serve_workers(options: ServeOptions) -> int:
+    import uvicorn
+
+    app = build_app(options)  # fail here, once, rather than in every worker
+    if options.port == 0:
+        probe = _bind(options.host, 0)
+        options = dataclasses.replace(options, port=probe.getsockname()[1])
+        probe.close()
+    os.environ[ENV_VAR] = options.to_env()
+    _announce(options, app.state.mcp_session_manager.app.name)
+    uvicorn.run(
+        WORKER_APP,
+        factory=True,
+        host=options.host,
+        port=options.port,
+        workers=options.workers,
+        log_level="warning",
+        lifespan="on",
+    )
+    return 0

@@ -1,0 +1,22 @@
+"""Serving a catalog for real: stdio, streamable HTTP (ASGI), bearer auth, toolsets."""
+
+from mcp_adapter.serving.auth import BearerAuth
+from mcp_adapter.serving.http import http_app, mcp_lifespan, run_mcp_apps, transport_security
+from mcp_adapter.serving.servable import Compilable, NotServableError, Servable, catalog_of
+from mcp_adapter.serving.stdio import run_stdio, serve_stdio
+from mcp_adapter.serving.toolsets import TOOLSETS_HEADER
+
+__all__ = [
+    "TOOLSETS_HEADER",
+    "BearerAuth",
+    "Compilable",
+    "NotServableError",
+    "Servable",
+    "catalog_of",
+    "http_app",
+    "mcp_lifespan",
+    "run_mcp_apps",
+    "run_stdio",
+    "serve_stdio",
+    "transport_security",
+]

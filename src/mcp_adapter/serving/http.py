@@ -1,0 +1,161 @@
+"""Streamable HTTP: an ASGI app for uvicorn, or to mount into Starlette/FastAPI."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from typing import Any
+
+from mcp.server.auth.provider import TokenVerifier
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp
+
+from container import Container
+from mcp_adapter.sdk import build_sdk_server
+from mcp_adapter.serving.auth import BearerAuth
+from mcp_adapter.serving.servable import Servable, catalog_of
+from mcp_adapter.serving.toolsets import TOOLSET_PATH_PARAM, ToolsetGate, ToolsetRouter
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+SESSION_MANAGER_STATE = "mcp_session_manager"
+
+
+def transport_security(
+    host: str,
+    allowed_hosts: Sequence[str] | None = None,
+    allowed_origins: Sequence[str] | None = None,
+) -> TransportSecuritySettings | None:
+    """DNS-rebinding protection: on for loopback hosts (as the SDK does), or for explicit lists."""
+    if allowed_hosts is not None or allowed_origins is not None:
+        return TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=list(allowed_hosts or ()),
+            allowed_origins=list(allowed_origins or ()),
+        )
+    if host in LOOPBACK_HOSTS:
+        return TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+            allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+        )
+    return None
+
+
+def http_app(
+    servable: Servable,
+    container: Container,
+    *,
+    path: str = "/mcp",
+    stateless: bool = True,
+    json_response: bool = False,
+    token_verifier: TokenVerifier | None = None,
+    required_scopes: Collection[str] = (),
+    anonymous: bool = False,
+    resource_server_url: str | None = None,
+    issuer_url: str | None = None,
+    validate_token_resource: bool = False,
+    host: str = "127.0.0.1",
+    allowed_hosts: Sequence[str] | None = None,
+    allowed_origins: Sequence[str] | None = None,
+    toolsets: Collection[str] | None = None,
+    close_container: bool = False,
+    debug: bool = False,
+) -> Starlette:
+    """A Starlette app serving ``servable`` over streamable HTTP at ``path``.
+
+    - ``stateless=True`` (default): no sessions, so any worker answers any
+      request (``uvicorn --workers N`` behind a load balancer). Both protocol
+      eras are served; server-to-client requests of the 2025-11-25 era
+      (elicitation) need ``stateless=False``.
+    - ``json_response``: answer with a JSON body instead of an SSE stream.
+    - ``token_verifier``: require ``Authorization: Bearer`` (401 otherwise;
+      403 without every scope of ``required_scopes``); with ``anonymous=True``
+      a request without the header passes with no identity.
+    - ``host``: the host the app is served on; loopback hosts keep DNS-rebinding
+      protection (``allowed_hosts``/``allowed_origins`` override it).
+    - ``toolsets``: serve only these toolsets; clients can narrow further per
+      request with ``X-MCP-Toolsets`` or ``{path}/x/{toolset}``.
+
+    The app's lifespan must run (uvicorn does that); when mounting it, run
+    :func:`mcp_lifespan` in the parent app's lifespan.
+    """
+    catalog = catalog_of(servable, container)
+    if toolsets is not None:
+        catalog = catalog.select(toolsets)
+    server = build_sdk_server(catalog, container, transport="http")
+    if catalog.toolsets:
+        ToolsetRouter(catalog, container).install(server)
+    manager = StreamableHTTPSessionManager(
+        app=server,
+        json_response=json_response,
+        stateless=stateless,
+        security_settings=transport_security(host, allowed_hosts, allowed_origins),
+    )
+    endpoint: ASGIApp = ToolsetGate(StreamableHTTPASGIApp(manager), catalog.toolsets)
+    auth = None
+    if token_verifier is not None:
+        auth = BearerAuth(
+            token_verifier,
+            required_scopes=tuple(required_scopes),
+            anonymous=anonymous,
+            resource_server_url=resource_server_url,
+            issuer_url=issuer_url,
+            validate_token_resource=validate_token_resource,
+        )
+        endpoint = auth.protect(endpoint)
+    path = "/" + path.strip("/")
+    routes: list[BaseRoute] = [Route(path, endpoint=endpoint)]
+    if catalog.toolsets:
+        routes.append(Route(f"{path.rstrip('/')}/x/{{{TOOLSET_PATH_PARAM}}}", endpoint=endpoint))
+    if auth is not None:
+        routes.extend(auth.routes())
+
+    @asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        try:
+            async with manager.run():
+                yield
+        finally:
+            if close_container:
+                await container.aclose()
+
+    app = Starlette(
+        debug=debug,
+        routes=routes,
+        middleware=auth.middleware() if auth is not None else None,
+        lifespan=lifespan,
+    )
+    setattr(app.state, SESSION_MANAGER_STATE, manager)
+    return app
+
+
+@asynccontextmanager
+async def run_mcp_apps(*apps: Starlette) -> AsyncIterator[None]:
+    """Run the lifespans of MCP apps mounted in another app (their session managers).
+
+    Use it inside the parent's own lifespan::
+
+        @asynccontextmanager
+        async def lifespan(app):
+            async with run_mcp_apps(mcp):
+                yield
+    """
+    async with AsyncExitStack() as stack:
+        for app in apps:
+            await stack.enter_async_context(app.router.lifespan_context(app))
+        yield
+
+
+def mcp_lifespan(*apps: Starlette) -> Callable[[Any], AbstractAsyncContextManager[None]]:
+    """A parent app's ``lifespan=`` that runs the mounted MCP apps' lifespans.
+
+    ``Starlette(routes=[Mount("/", app=mcp)], lifespan=mcp_lifespan(mcp))``.
+    """
+
+    def lifespan(_: Any) -> AbstractAsyncContextManager[None]:
+        return run_mcp_apps(*apps)
+
+    return lifespan
