@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 import inspect
 import typing
 from collections.abc import Callable
@@ -20,19 +21,46 @@ class ProviderKind(enum.Enum):
     CLASS = "class"
     FACTORY = "factory"
     ASYNC_FACTORY = "async factory"
+    GENERATOR = "generator"
+    """A generator function: the yielded value is served, the code after ``yield`` finalizes."""
+    ASYNC_GENERATOR = "async generator"
     CONTEXT_MANAGER = "context manager"
+    """A callable returning a context manager (e.g. ``@contextmanager``): it is entered."""
     ASYNC_CONTEXT_MANAGER = "async context manager"
     EXTERNAL = "external provider"
     """A zero-argument callable whose own dependencies are managed elsewhere."""
+    ASYNC_EXTERNAL = "async external provider"
+    """An external provider whose value must be awaited."""
 
     @property
     def is_async(self) -> bool:
-        return self in (ProviderKind.ASYNC_FACTORY, ProviderKind.ASYNC_CONTEXT_MANAGER)
+        return self in _ASYNC_KINDS
 
     @property
     def finalizes(self) -> bool:
-        return self in (ProviderKind.CONTEXT_MANAGER, ProviderKind.ASYNC_CONTEXT_MANAGER)
+        return self in _FINALIZING_KINDS
 
+    @property
+    def is_external(self) -> bool:
+        return self in (ProviderKind.EXTERNAL, ProviderKind.ASYNC_EXTERNAL)
+
+
+_ASYNC_KINDS = frozenset(
+    {
+        ProviderKind.ASYNC_FACTORY,
+        ProviderKind.ASYNC_GENERATOR,
+        ProviderKind.ASYNC_CONTEXT_MANAGER,
+        ProviderKind.ASYNC_EXTERNAL,
+    }
+)
+_FINALIZING_KINDS = frozenset(
+    {
+        ProviderKind.GENERATOR,
+        ProviderKind.ASYNC_GENERATOR,
+        ProviderKind.CONTEXT_MANAGER,
+        ProviderKind.ASYNC_CONTEXT_MANAGER,
+    }
+)
 
 _CM_ORIGINS = (
     contextlib.AbstractContextManager,
@@ -48,23 +76,42 @@ def _is_external(target: Any) -> bool:
     return type(target).__module__.startswith("dependency_injector")
 
 
+def _return_annotation(fn: Any) -> Any:
+    """``fn``'s return annotation, evaluated when it is a string; ``None`` when unknown."""
+    try:
+        returns = inspect.get_annotations(fn, eval_str=False).get("return")
+    except TypeError:
+        return None
+    if isinstance(returns, str):
+        try:
+            returns = typing.get_type_hints(fn).get("return")
+        except Exception:  # noqa: BLE001 - an unreadable annotation only means "unknown"
+            return None
+    return returns
+
+
 def classify(target: Any) -> tuple[ProviderKind, Callable[..., Any]]:
     """The kind of a binding target, and the callable that produces its value.
 
-    Generator functions become context managers (code after ``yield`` is the
-    finalizer); functions decorated with ``@contextmanager`` or returning a
-    context manager are entered.
+    A generator function serves what it yields; the code after ``yield`` is
+    its finalizer and always runs (the error that ended the scope, or
+    ``None``, is the value of the ``yield`` expression). A function decorated
+    with ``@contextmanager``, or annotated to return a context manager, is
+    entered and exited like a ``with`` block.
     """
     if isinstance(target, type):
         return ProviderKind.CLASS, target
     if _is_external(target):
-        return ProviderKind.EXTERNAL, target
+        from container.interop import is_async_provider
+
+        kind = ProviderKind.ASYNC_EXTERNAL if is_async_provider(target) else ProviderKind.EXTERNAL
+        return kind, target
     if not callable(target):
         raise TypeError(f"cannot bind to {target!r}: expected a class, a callable or an instance")
     if inspect.isasyncgenfunction(target):
-        return ProviderKind.ASYNC_CONTEXT_MANAGER, contextlib.asynccontextmanager(target)
+        return ProviderKind.ASYNC_GENERATOR, target
     if inspect.isgeneratorfunction(target):
-        return ProviderKind.CONTEXT_MANAGER, contextlib.contextmanager(target)
+        return ProviderKind.GENERATOR, target
     if inspect.iscoroutinefunction(target):
         return ProviderKind.ASYNC_FACTORY, target
     wrapped = inspect.unwrap(target)
@@ -73,8 +120,17 @@ def classify(target: Any) -> tuple[ProviderKind, Callable[..., Any]]:
             return ProviderKind.ASYNC_CONTEXT_MANAGER, target
         if inspect.isgeneratorfunction(wrapped):
             return ProviderKind.CONTEXT_MANAGER, target
-    returns: Any = inspect.get_annotations(wrapped, eval_str=False).get("return")
-    if returns is not None and not isinstance(returns, str):
+    if not inspect.isroutine(wrapped) and not isinstance(wrapped, functools.partial):
+        call: Any = type(wrapped).__call__
+        if inspect.iscoroutinefunction(call):
+            return ProviderKind.ASYNC_FACTORY, target
+        if inspect.isasyncgenfunction(call):
+            return ProviderKind.ASYNC_GENERATOR, target
+        if inspect.isgeneratorfunction(call):
+            return ProviderKind.GENERATOR, target
+        wrapped = call
+    returns: Any = _return_annotation(wrapped)
+    if returns is not None:
         origin: Any = typing.get_origin(returns) or returns
         if origin in _ACM_ORIGINS:
             return ProviderKind.ASYNC_CONTEXT_MANAGER, target

@@ -9,18 +9,43 @@ Keys, factories and deeper builders are bound as globals of the function.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import inspect
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
 from container.binding import ProviderKind
+from container.errors import AsyncResolutionRequired
 from container.graph import Node
+from container.interop import caches_itself, is_resource, resource_shutdown
+from container.introspect import type_name
 from container.lifetime import Lifetime
+from container.scope import ASYNC_EXIT, ASYNC_GENERATOR, SYNC_EXIT, SYNC_GENERATOR
 
 Builder = Callable[[Any], Any]
 AsyncBuilder = Callable[[Any], Awaitable[Any]]
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
+
+
+def _no_yield(factory: Any) -> RuntimeError:
+    return RuntimeError(f"{type_name(factory)} finished without yielding a value")
+
+
+def _needs_await(value: Any, key: Any) -> None:
+    if isinstance(value, Coroutine):
+        value.close()  # never awaited: close it instead of leaking a warning
+    name = type_name(key)
+    raise AsyncResolutionRequired(
+        f"the provider of {name} returned an awaitable; use `await scope.aget({name})`"
+    )
+
+
+_HELPERS: dict[str, Any] = {
+    "NO_YIELD": _no_yield,
+    "NEEDS_AWAIT": _needs_await,
+    "ISAWAITABLE": inspect.isawaitable,
+}
 
 INLINE_BUDGET = 24
 """Nodes inlined into one builder; deeper ones are called through their own builder."""
@@ -50,36 +75,39 @@ class _Emitter:
         """Emit code that leaves the value of ``key`` in a fresh local; return its name."""
         node = self.node_of(key)
         binding = node.binding
-        aw = "await " if self.is_async else ""
+        lifetime = binding.lifetime
         if binding.kind is ProviderKind.INSTANCE:
             return self.bind("V", binding.target)
-        if binding.kind is ProviderKind.EXTERNAL:
-            target = self.bind("X", binding.factory)
-            local = self.bind("v", None)
-            self.emit(f"{local} = {target}()", depth)
-            return local
         local = self.bind("v", None)
+        if binding.kind.is_external and (
+            lifetime is Lifetime.TRANSIENT
+            or (lifetime is Lifetime.SINGLETON and caches_itself(binding.target))
+        ):
+            # the provider keeps its own instance (and honours its overrides): call it each time
+            self.construct(node, local, depth)
+            return local
         use_async = self.is_async and node.is_async
-        if not top and binding.lifetime is Lifetime.SINGLETON:
+        aw = "await " if use_async else ""
+        if not top and lifetime is Lifetime.SINGLETON:
             k = self.bind("K", key)
             builder = self.bind("B", self.builder_of(key, use_async))
             self.emit(f"{local} = SINGLETONS.get({k}, MISSING)", depth)
             self.emit(f"if {local} is MISSING:", depth)
-            self.emit(f"    {local} = {'await ' if use_async else ''}{builder}(ctx)", depth)
+            self.emit(f"    {local} = {aw}{builder}(ctx)", depth)
             return local
         if not top and self.budget <= 0:
             builder = self.bind("B", self.builder_of(key, use_async))
-            self.emit(f"{local} = {'await ' if use_async else ''}{builder}(ctx)", depth)
+            self.emit(f"{local} = {aw}{builder}(ctx)", depth)
             return local
         self.budget -= 1
-        if binding.lifetime is Lifetime.SINGLETON:
+        if lifetime is Lifetime.SINGLETON:
             k = self.bind("K", key)
             self.emit(f"{local} = SINGLETONS.get({k}, MISSING)", depth)
             self.emit(f"if {local} is MISSING:", depth)
             create = self.bind("C", self.creator(node))
             self.emit(f"    {local} = {aw}SLOT({k}, {create}, ROOT)", depth)
             return local
-        if binding.lifetime is Lifetime.SCOPED:
+        if lifetime is Lifetime.SCOPED:
             k = self.bind("K", key)
             self.emit(f"{local} = cache.get({k}, MISSING)", depth)
             self.emit(f"if {local} is MISSING:", depth)
@@ -100,29 +128,55 @@ class _Emitter:
         return sub.finish(local, name="create")
 
     def namespace_base(self) -> dict[str, Any]:
-        keep = ("SINGLETONS", "MISSING", "ROOT", "SLOT")
+        keep = ("SINGLETONS", "MISSING", "ROOT", "SLOT", *_HELPERS)
         return {k: self.namespace[k] for k in keep if k in self.namespace}
 
     def construct(self, node: Node, local: str, depth: int) -> None:
         args = []
         for dep in node.deps:
-            value = self.value(dep.key, depth)
+            value = self.bind("D", dep.value) if dep.is_constant else self.value(dep.key, depth)
             args.append(value if dep.positional else f"{dep.name}={value}")
-        factory = self.bind("F", node.binding.factory)
+        binding = node.binding
+        factory = self.bind("F", binding.factory)
         call = f"{factory}({', '.join(args)})"
-        kind = node.binding.kind
+        kind = binding.kind
+        emit = self.emit
         if kind is ProviderKind.ASYNC_FACTORY:
-            self.emit(f"{local} = await {call}", depth)
+            emit(f"{local} = await {call}", depth)
+        elif kind is ProviderKind.GENERATOR:
+            emit(f"gen = {call}", depth)
+            emit("try:", depth)
+            emit(f"    {local} = next(gen)", depth)
+            emit("except StopIteration:", depth)
+            emit(f"    raise NO_YIELD({factory}) from None", depth)
+            emit(f"ctx.exits.append(({SYNC_GENERATOR}, gen))", depth)
+        elif kind is ProviderKind.ASYNC_GENERATOR:
+            emit(f"gen = {call}", depth)
+            emit("try:", depth)
+            emit(f"    {local} = await gen.__anext__()", depth)
+            emit("except StopAsyncIteration:", depth)
+            emit(f"    raise NO_YIELD({factory}) from None", depth)
+            emit(f"ctx.exits.append(({ASYNC_GENERATOR}, gen))", depth)
         elif kind is ProviderKind.CONTEXT_MANAGER:
-            self.emit(f"cm = {call}", depth)
-            self.emit(f"{local} = cm.__enter__()", depth)
-            self.emit("ctx.exits.append((False, cm.__exit__))", depth)
+            emit(f"cm = {call}", depth)
+            emit(f"{local} = cm.__enter__()", depth)
+            emit(f"ctx.exits.append(({SYNC_EXIT}, cm.__exit__))", depth)
         elif kind is ProviderKind.ASYNC_CONTEXT_MANAGER:
-            self.emit(f"cm = {call}", depth)
-            self.emit(f"{local} = await cm.__aenter__()", depth)
-            self.emit("ctx.exits.append((True, cm.__aexit__))", depth)
+            emit(f"cm = {call}", depth)
+            emit(f"{local} = await cm.__aenter__()", depth)
+            emit(f"ctx.exits.append(({ASYNC_EXIT}, cm.__aexit__))", depth)
+        elif kind.is_external:
+            emit(f"{local} = {call}", depth)
+            emit(f"if ISAWAITABLE({local}):", depth)
+            if self.is_async:
+                emit(f"    {local} = await {local}", depth)
+            else:
+                emit(f"    NEEDS_AWAIT({local}, {self.bind('K', node.key)})", depth)
+            if binding.lifetime is Lifetime.SCOPED and is_resource(binding.target):
+                shutdown = self.bind("S", resource_shutdown(binding.target))
+                emit(f"ctx.exits.append(({SYNC_EXIT}, {shutdown}))", depth)
         else:
-            self.emit(f"{local} = {call}", depth)
+            emit(f"{local} = {call}", depth)
 
     def finish(self, result: str, *, name: str = "build") -> Callable[..., Any]:
         head = f"{'async def' if self.is_async else 'def'} {name}(ctx):"
@@ -153,5 +207,6 @@ def compile_builder(
     """
     emitter = _Emitter(node_of, builder_of, singleton_slot, is_async)
     emitter.namespace.update(SINGLETONS=singletons, MISSING=MISSING, ROOT=root, SLOT=singleton_slot)
+    emitter.namespace.update(_HELPERS)
     result = emitter.value(node.key, 1, top=True)
     return emitter.finish(result)

@@ -17,16 +17,27 @@ from container.codegen import MISSING, AsyncBuilder, Builder, compile_builder
 from container.errors import (
     AsyncResolutionRequired,
     Problem,
+    ProblemKind,
     ResolutionError,
     ScopeError,
     ValidationError,
 )
-from container.graph import Graph, Node
-from container.introspect import EMPTY, parameters, type_name
+from container.graph import Graph, Node, cause, rooted
+from container.interop import is_resource, resource_shutdown
+from container.introspect import EMPTY, AnnotationError, parameters, type_name
 from container.lifetime import Lifetime
-from container.scope import Exit, Scope, run_exits_async, run_exits_sync
+from container.scope import (
+    ASYNC_EXIT,
+    SYNC_EXIT,
+    Exit,
+    Scope,
+    run_exits_async,
+    run_exits_sync,
+)
 
 T = TypeVar("T")
+
+_KEYWORD_ONLY = 1 << 30
 
 
 class _NoScopeCache(dict[Any, Any]):
@@ -49,21 +60,68 @@ class _Root:
 
 @dataclass(frozen=True, slots=True)
 class CallPlan:
-    """Which parameters of a callable the container fills, decided once."""
+    """Which parameters of a callable the container fills, decided once.
 
-    sync: tuple[tuple[str, Builder], ...]
-    async_: tuple[tuple[str, Builder | None, AsyncBuilder | None], ...]
+    ``params`` holds ``(name, index, sync_builder, async_builder)`` for
+    parameters passed by keyword: ``index`` is the parameter's position (a
+    huge number for keyword-only ones), so a caller who passes that many
+    positional arguments, or the name as a keyword, fills it instead.
+    ``positional`` holds ``(index, sync_builder, async_builder, default)``
+    for positional-only parameters, which must be passed in order: one the
+    container cannot build is passed its default. ``unresolved`` lists
+    parameters the container cannot fill and that have no default, with the
+    reasons; calling without giving them raises ``ResolutionError``.
+    """
 
-    def resolve_sync(self, ctx: Any, given: Mapping[str, Any]) -> dict[str, Any]:
-        return {name: build(ctx) for name, build in self.sync if name not in given}
+    params: tuple[tuple[str, int, Builder, AsyncBuilder | None], ...]
+    positional: tuple[tuple[int, Builder | None, AsyncBuilder | None, Any], ...] = ()
+    unresolved: tuple[tuple[str, int, tuple[Problem, ...]], ...] = ()
+    owner: str = ""
 
-    async def resolve_async(self, ctx: Any, given: Mapping[str, Any]) -> dict[str, Any]:
-        values: dict[str, Any] = {}
-        for name, build, abuild in self.async_:
-            if name in given:
+    def _check_unresolved(self, given_positional: int, given: Mapping[str, Any]) -> None:
+        problems: list[Problem] = []
+        for name, index, reasons in self.unresolved:
+            if name not in given and index >= given_positional:
+                problems.extend(reasons)
+        if problems:
+            raise ResolutionError(problems, title=f"Cannot call {self.owner}")
+
+    def resolve_sync(
+        self, ctx: Any, given_positional: int, given: Mapping[str, Any]
+    ) -> tuple[list[Any], dict[str, Any]]:
+        """The positional arguments to append to the caller's and the keywords to add."""
+        if self.unresolved:
+            self._check_unresolved(given_positional, given)
+        extra = [
+            default if build is None else build(ctx)
+            for index, build, _, default in self.positional
+            if index >= given_positional
+        ]
+        return extra, {
+            name: build(ctx)
+            for name, index, build, _ in self.params
+            if index >= given_positional and name not in given
+        }
+
+    async def resolve_async(
+        self, ctx: Any, given_positional: int, given: Mapping[str, Any]
+    ) -> tuple[list[Any], dict[str, Any]]:
+        if self.unresolved:
+            self._check_unresolved(given_positional, given)
+        extra: list[Any] = []
+        for index, build, abuild, default in self.positional:
+            if index < given_positional:
                 continue
-            values[name] = await abuild(ctx) if abuild is not None else build(ctx)  # type: ignore[misc]
-        return values
+            if abuild is not None:
+                extra.append(await abuild(ctx))
+            else:
+                extra.append(default if build is None else build(ctx))
+        values: dict[str, Any] = {}
+        for name, index, build, abuild in self.params:
+            if index < given_positional or name in given:
+                continue
+            values[name] = await abuild(ctx) if abuild is not None else build(ctx)
+        return extra, values
 
 
 class Container:
@@ -113,6 +171,8 @@ class Container:
         """Bind ``key`` to ``target`` (``key`` itself when omitted) with ``lifetime``."""
         binding = Binding.of(key, key if target is None else target, lifetime)
         self._set(key, binding)
+        if binding.kind.is_external and is_resource(binding.target):
+            self.on_close(resource_shutdown(binding.target))
         return binding
 
     def singleton(self, key: Any, target: Any = None) -> Binding:
@@ -131,9 +191,18 @@ class Container:
         return binding
 
     def on_close(self, callback: Callable[[], Any]) -> None:
-        """Run ``callback`` (sync or async) when the container closes."""
-        is_async = inspect.iscoroutinefunction(callback)
-        self._exits.append((is_async, lambda *_: callback()))
+        """Run ``callback`` when the container closes (after what was registered later).
+
+        An async callback, or one that returns an awaitable, needs
+        ``await container.aclose()``.
+        """
+        kind = ASYNC_EXIT if inspect.iscoroutinefunction(callback) else SYNC_EXIT
+
+        def on_exit(*_exc_info: Any) -> Any:
+            return callback()
+
+        with self._lock:
+            self._exits.append((kind, on_exit))
 
     def _set(self, key: Any, binding: Binding | None) -> None:
         with self._lock:
@@ -175,6 +244,8 @@ class Container:
             binding = Binding.instance(key, replacement)
         with self._lock:
             snapshot = dict(self._singletons)
+            for stale in self._dependents(key):
+                self._singletons.pop(stale, None)
             self._set(key, binding)
         try:
             yield binding
@@ -183,6 +254,23 @@ class Container:
                 self._set(key, previous)
                 self._singletons.clear()
                 self._singletons.update(snapshot)
+
+    def _dependents(self, key: Any) -> list[Any]:
+        """The built singletons whose graph reaches ``key`` (they hold its current value)."""
+        seen: dict[Any, bool] = {}
+
+        def reaches(current: Any) -> bool:
+            if current == key:
+                return True
+            if current in seen:
+                return seen[current]
+            seen[current] = False
+            node = self._graph.node(current)
+            found = any(reaches(dep.key) for dep in node.deps if not dep.is_constant)
+            seen[current] = found
+            return found
+
+        return [k for k in self._singletons if k != key and reaches(k)]
 
     # -- analysis ------------------------------------------------------------
 
@@ -194,20 +282,33 @@ class Container:
         return self.node(key).ok
 
     def check(self, *roots: Any) -> tuple[Problem, ...]:
-        """Every problem under ``roots`` (types or callables); all bindings when none."""
+        """Every problem under ``roots`` (types or callables); all bindings when none.
+
+        Nothing stops at the first problem. One cause reached from several
+        roots is reported once, with the longest path that leads to it.
+        """
         problems: list[Problem] = []
+        where: dict[Any, int] = {}
         with self._lock:
             for root in roots or tuple(self._bindings):
-                if callable(root) and not isinstance(root, type):
-                    found = self._callable_problems(root)
-                else:
-                    found = self._graph.node(root).problems
-                problems.extend(p for p in found if p not in problems)
+                for problem in self._root_problems(root):
+                    known = where.get(cause(problem))
+                    if known is None:
+                        where[cause(problem)] = len(problems)
+                        problems.append(problem)
+                    elif len(problem.path) > len(problems[known].path):
+                        problems[known] = problem
         return tuple(problems)
 
-    def _callable_problems(self, fn: Callable[..., Any]) -> list[Problem]:
-        params = parameters(fn)
-        _, problems = self._graph.dependencies(params, (type_name(fn),), owner=fn)
+    def _root_problems(self, root: Any) -> list[Problem]:
+        if root in self._bindings or isinstance(root, type) or not callable(root):
+            return self._graph.all_problems(root)
+        name = type_name(root)
+        try:
+            params = parameters(root)
+        except (AnnotationError, ValueError, TypeError) as exc:
+            return [Problem(ProblemKind.INVALID, (name,), str(exc), "check the signature")]
+        _, problems = self._graph.dependencies(params, (name,), owner=root)
         return problems
 
     def validate(self, *roots: Any) -> None:
@@ -246,7 +347,8 @@ class Container:
     def _ok_node(self, key: Any) -> Node:
         node = self._graph.node(key)
         if not node.ok:
-            raise ResolutionError(node.problems, title=f"Cannot resolve {type_name(key)}")
+            problems = rooted(node.problems, key)
+            raise ResolutionError(problems, title=f"Cannot resolve {type_name(key)}")
         return node
 
     def _compile_sync(self, key: Any) -> Builder:
@@ -319,17 +421,34 @@ class Container:
         if found is not None:
             return found
         with self._lock:
-            sync: list[tuple[str, Builder]] = []
-            async_: list[tuple[str, Builder | None, AsyncBuilder | None]] = []
-            for param in parameters(fn):
-                if param.variadic or param.key is EMPTY or not self._graph.resolvable(param.key):
+            name = type_name(fn)
+            params: list[tuple[str, int, Builder, AsyncBuilder | None]] = []
+            positional: list[tuple[int, Builder | None, AsyncBuilder | None, Any]] = []
+            unresolved: list[tuple[str, int, tuple[Problem, ...]]] = []
+            for index, param in enumerate(parameters(fn)):
+                if param.variadic:
                     continue
-                node = self._graph.node(param.key)
+                position = _KEYWORD_ONLY if param.kind is inspect.Parameter.KEYWORD_ONLY else index
+                positional_only = param.kind is inspect.Parameter.POSITIONAL_ONLY
+                if param.key is EMPTY or not self._graph.resolvable(param.key):
+                    if param.has_default or param.optional:
+                        if positional_only:
+                            default = param.default if param.has_default else None
+                            positional.append((index, None, None, default))
+                        continue
+                    _, problems = self._graph.dependencies([param], (name,), owner=fn)
+                    unresolved.append((param.name, position, tuple(problems)))
+                    if positional_only:
+                        positional.append((index, None, None, None))
+                    continue
                 sync_builder = self._compile_sync(param.key)
-                sync.append((param.name, sync_builder))
-                async_builder = self._compile_async(param.key) if node.is_async else None
-                async_.append((param.name, sync_builder, async_builder))
-            plan = CallPlan(tuple(sync), tuple(async_))
+                is_async = self._graph.node(param.key).is_async
+                async_builder = self._compile_async(param.key) if is_async else None
+                if positional_only:
+                    positional.append((index, sync_builder, async_builder, None))
+                else:
+                    params.append((param.name, position, sync_builder, async_builder))
+            plan = CallPlan(tuple(params), tuple(positional), tuple(unresolved), name)
             self._call_plans[cache_key] = plan
             return plan
 

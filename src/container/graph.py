@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from container.binding import Binding, ProviderKind
@@ -15,13 +15,26 @@ from container.lifetime import Lifetime
 _NOT_AUTOWIRED_MODULES = frozenset({"builtins", "typing", "types", "collections.abc", "abc"})
 
 
+_NO_VALUE: Any = object()
+
+
 @dataclass(frozen=True, slots=True)
 class Dependency:
-    """A parameter of a factory that the container fills."""
+    """A parameter of a factory that the container fills.
+
+    A *constant* dependency passes ``value`` instead of resolving ``key``: an
+    optional parameter whose type cannot be built receives ``None``, and a
+    positional-only parameter that keeps its default is passed it explicitly.
+    """
 
     name: str
     key: Any
     positional: bool
+    value: Any = field(default=_NO_VALUE, compare=False)
+
+    @property
+    def is_constant(self) -> bool:
+        return self.value is not _NO_VALUE
 
 
 @dataclass(slots=True)
@@ -29,7 +42,10 @@ class Node:
     """A key as the container will build it.
 
     ``is_async`` is true when the key or anything below it needs awaiting;
-    ``scoped_below`` when anything it captures lives per scope.
+    ``scoped_below`` when anything it captures lives per scope, and
+    ``scoped_via`` names the steps from this key down to that scoped key.
+    ``problems`` carry paths relative to this node: they start at its own
+    step (a missing key has an empty path; its parent names the parameter).
     """
 
     key: Any
@@ -37,6 +53,7 @@ class Node:
     deps: tuple[Dependency, ...] = ()
     is_async: bool = False
     scoped_below: bool = False
+    scoped_via: tuple[str, ...] = ()
     problems: list[Problem] = field(default_factory=list)
 
     @property
@@ -63,6 +80,23 @@ def _hint_for_missing(key: Any) -> str:
     return f"bind it: container.instance({name}, value) or container.scoped({name}, factory)"
 
 
+def prefixed(problem: Problem, prefix: tuple[str, ...]) -> Problem:
+    """``problem`` seen from further up: ``prefix`` steps are put in front of its path."""
+    return replace(problem, path=(*prefix, *problem.path))
+
+
+def rooted(problems: list[Problem], key: Any) -> list[Problem]:
+    """Problems of the node for ``key`` as seen when ``key`` itself is the root asked for."""
+    return [p if p.path else replace(p, path=(type_name(key),)) for p in problems]
+
+
+def cause(problem: Problem) -> Any:
+    """What makes two problems the same one reached by different paths."""
+    if problem.kind is ProblemKind.CYCLE:
+        return problem.kind, frozenset(problem.message.split(" -> "))
+    return problem.kind, problem.message, problem.path[-1] if problem.path else None
+
+
 class Graph:
     """Analyses keys against a set of bindings; memoizes a ``Node`` per key."""
 
@@ -70,6 +104,7 @@ class Graph:
         self._bindings = bindings
         self._nodes: dict[Any, Node] = {}
         self._visiting: list[Any] = []
+        self._in_open_cycle: set[Any] = set()
 
     def binding_for(self, key: Any) -> Binding | None:
         binding = self._bindings.get(key)
@@ -81,66 +116,86 @@ class Graph:
         return self.node(key).ok
 
     def node(self, key: Any, path: tuple[str, ...] = ()) -> Node:
-        """The analysed node for ``key``; problems carry paths starting at ``path``."""
+        """The analysed node for ``key``.
+
+        Its problems' paths are relative to it; ``path`` (kept for callers
+        that want the full chain) is put in front of every one of them.
+        """
         found = self._nodes.get(key)
-        if found is not None:
-            return found
-        here = (*path, type_name(key))
+        if found is None:
+            found = self._analysed(key)
+        if path and found.problems:
+            return replace(found, problems=[prefixed(p, path) for p in found.problems])
+        return found
+
+    def _analysed(self, key: Any) -> Node:
+        name = type_name(key)
         if key in self._visiting:
             start = self._visiting.index(key)
-            cycle = (*tuple(type_name(k) for k in self._visiting[start:]), type_name(key))
+            self._in_open_cycle.update(self._visiting[start + 1 :])
+            cycle = " -> ".join([*(type_name(k) for k in self._visiting[start:]), name])
             problem = Problem(
                 ProblemKind.CYCLE,
-                here,
-                " -> ".join(cycle),
+                (name,),
+                cycle,
                 "break the cycle: inject a factory or restructure one of the services",
             )
             return Node(key, Binding.instance(key, None), problems=[problem])
         binding = self.binding_for(key)
         if binding is None:
             problem = Problem(
-                ProblemKind.MISSING,
-                path,
-                f"no binding for {type_name(key)}",
-                _hint_for_missing(key),
+                ProblemKind.MISSING, (), f"no binding for {name}", _hint_for_missing(key)
             )
             return Node(key, Binding.instance(key, None), problems=[problem])
         self._visiting.append(key)
         try:
-            node = self._analyse(key, binding, here)
+            node = self._analyse(key, binding, name)
         finally:
             self._visiting.pop()
-        self._nodes[key] = node
+        if key in self._in_open_cycle:
+            # part of a cycle that started above it: its paths depend on who asked first
+            self._in_open_cycle.discard(key)
+        else:
+            self._nodes[key] = node
         return node
 
-    def _analyse(self, key: Any, binding: Binding, here: tuple[str, ...]) -> Node:
+    def _analyse(self, key: Any, binding: Binding, name: str) -> Node:
         node = Node(key, binding, is_async=binding.kind.is_async)
-        node.scoped_below = binding.lifetime is Lifetime.SCOPED
-        if binding.kind in (ProviderKind.INSTANCE, ProviderKind.EXTERNAL):
+        if binding.lifetime is Lifetime.SCOPED:
+            node.scoped_below = True
+            node.scoped_via = (name,)
+        if binding.kind is ProviderKind.INSTANCE or binding.kind.is_external:
             return node
         try:
             params = parameters(binding.factory)
-        except (AnnotationError, ValueError) as exc:
+        except (AnnotationError, ValueError, TypeError) as exc:
             node.problems.append(
-                Problem(ProblemKind.INVALID, here, str(exc), "check the factory's signature")
+                Problem(ProblemKind.INVALID, (name,), str(exc), "check the factory's signature")
             )
             return node
-        deps, problems = self.dependencies(params, here, owner=binding.target)
+        deps, problems = self.dependencies(params, (name,), owner=binding.target)
         node.problems.extend(problems)
-        captive: list[str] = []
+        captured: Node | None = None
         for dep in deps:
-            child = self.node(dep.key, here)
+            if dep.is_constant:
+                continue
+            child = self.node(dep.key)
             node.is_async = node.is_async or child.is_async
             if child.scoped_below and child.binding.lifetime is not Lifetime.SINGLETON:
                 node.scoped_below = True
-                captive.append(type_name(dep.key))
-        if binding.lifetime is Lifetime.SINGLETON and captive:
+                if not node.scoped_via:
+                    node.scoped_via = (name, *child.scoped_via)
+                captured = captured or child
+        if binding.lifetime is Lifetime.SINGLETON and captured is not None:
+            scoped = captured.scoped_via[-1]
+            through = captured.scoped_via[:-1]
+            via = f" through {' -> '.join(through)}" if through else ""
             node.problems.append(
                 Problem(
                     ProblemKind.CAPTIVE,
-                    here,
-                    f"singleton {type_name(key)} would capture per-scope {', '.join(captive)}",
-                    "make the singleton scoped, or make its dependencies singletons",
+                    (name, *captured.scoped_via),
+                    f"singleton {name} would capture scoped {scoped}{via}",
+                    f"make {name} scoped, or make {scoped} a singleton",
                 )
             )
         node.deps = tuple(deps)
@@ -156,52 +211,70 @@ class Graph:
     ) -> tuple[list[Dependency], list[Problem]]:
         """Which parameters the container fills, and what stops the others.
 
-        A parameter with a default whose type cannot be built keeps its
+        ``here`` is the path to the owner of ``params`` (its last step names
+        the owner); problems come back with paths that start with it. A
+        parameter with a default whose type cannot be built keeps its
         default; an optional one without a default receives ``None``.
         ``accept`` lets a caller claim parameters for itself (they are skipped).
         """
         deps: list[Dependency] = []
         problems: list[Problem] = []
-        in_order = True  # every earlier parameter is filled, so positional passing is safe
+        in_order = True  # every earlier parameter is passed, so positional passing is safe
+        owner_step = here[-1] if here else type_name(owner)
+        above = here[:-1]
         for param in params:
+            at_param = (*above, f"{owner_step}({param.label})")
             if accept is not None and not accept(param):
                 in_order = False
                 continue
-            label = (*here[:-1], f"{here[-1]}({param.name})") if here else (param.name,)
             if param.variadic:
                 in_order = False
                 problems.append(
                     Problem(
                         ProblemKind.VARIADIC,
-                        label,
-                        f"{type_name(owner)} takes *{param.name}; the container cannot fill it",
+                        at_param,
+                        f"{type_name(owner)} takes {param.label}; the container cannot fill it",
                         "declare each dependency as a named, annotated parameter",
                     )
                 )
                 continue
+            positional_only = param.kind is inspect.Parameter.POSITIONAL_ONLY
             if param.key is inspect.Parameter.empty:
-                in_order = False
                 if not param.has_default:
+                    in_order = False
                     problems.append(
                         Problem(
                             ProblemKind.UNANNOTATED,
-                            label,
+                            at_param,
                             f"parameter {param.name!r} of {type_name(owner)} has no annotation",
                             f"annotate it: {param.name}: SomeService",
                         )
                     )
+                elif positional_only and in_order:
+                    deps.append(Dependency(param.name, param.key, True, param.default))
+                else:
+                    in_order = False
                 continue
-            child = self.node(param.key, label)
+            positional = positional_only or (
+                in_order and param.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+            )
+            child = self.node(param.key)
             if child.ok:
-                positional = param.kind is inspect.Parameter.POSITIONAL_ONLY or (
-                    in_order and param.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
-                )
                 deps.append(Dependency(param.name, param.key, positional))
                 continue
-            in_order = False
-            if not (param.has_default or param.optional):
-                problems.extend(child.problems)
+            if param.has_default:
+                if positional_only and in_order:
+                    deps.append(Dependency(param.name, param.key, True, param.default))
+                else:
+                    in_order = False
+            elif param.optional:
+                deps.append(Dependency(param.name, param.key, positional, None))
+            else:
+                in_order = False
+                for problem in child.problems:
+                    steps = (*here,) if problem.path else at_param
+                    problems.append(prefixed(problem, steps))
         return deps, problems
 
     def all_problems(self, key: Any) -> list[Problem]:
-        return list(self.node(key).problems)
+        return rooted(list(self.node(key).problems), key)

@@ -1,80 +1,217 @@
 """Importing the providers of a ``dependency_injector`` container as bindings.
 
 Each provider becomes an external binding: resolving it calls the provider,
-so the source container's overrides and its own lifetimes are honoured.
+so the source container's overrides are honoured. Providers that keep their
+own instance (``Singleton`` and friends, ``Object``, ``Resource``) are called
+every time; a provider that does not (``Factory``, ``Callable``) bound with a
+singleton or scoped lifetime is cached by this container like any factory.
+
+``dependency_injector`` is imported lazily: nothing here needs it unless a
+provider is bound.
 """
 
 from __future__ import annotations
 
+import builtins
+import collections.abc
 import inspect
 import typing
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from container.binding import Binding, ProviderKind
+from container.binding import Binding
 from container.lifetime import Lifetime
 
 if TYPE_CHECKING:
     from container.container import Container
 
-_LIFETIMES = {
-    "Singleton": Lifetime.SINGLETON,
-    "ThreadSafeSingleton": Lifetime.SINGLETON,
-    "ThreadLocalSingleton": Lifetime.SINGLETON,
-    "Object": Lifetime.SINGLETON,
-    "Resource": Lifetime.SINGLETON,
-    "ContextLocalSingleton": Lifetime.SCOPED,
-    "ContextLocalResource": Lifetime.SCOPED,
-}
+_ITERATORS = frozenset(
+    {
+        collections.abc.Iterator,
+        collections.abc.Iterable,
+        collections.abc.Generator,
+        collections.abc.AsyncIterator,
+        collections.abc.AsyncIterable,
+        collections.abc.AsyncGenerator,
+        collections.abc.Awaitable,
+        collections.abc.Coroutine,
+    }
+)
+
+
+def _providers() -> Any:
+    from dependency_injector import providers
+
+    return providers
+
+
+def _resources() -> Any:
+    from dependency_injector import resources
+
+    return resources
+
+
+def is_provider(target: Any) -> bool:
+    """Whether ``target`` is a ``dependency_injector`` provider."""
+    if not type(target).__module__.startswith("dependency_injector"):
+        return False
+    return isinstance(target, _providers().Provider)
+
+
+def _returns(fn: Any) -> Any:
+    try:
+        return typing.get_type_hints(fn).get("return")
+    except Exception:  # noqa: BLE001 - an unreadable annotation just means "not revealed"
+        return None
+
+
+def _unwrap_result(returns: Any) -> Any:
+    """``X`` for ``Iterator[X]``, ``AsyncIterator[X]``, ``Awaitable[X]``, ``Optional[X]`` ..."""
+    origin = typing.get_origin(returns)
+    args = typing.get_args(returns)
+    if origin in _ITERATORS and args:
+        return _unwrap_result(args[-1] if origin is collections.abc.Coroutine else args[0])
+    if origin is typing.Union and len(args) == 2 and type(None) in args:
+        return _unwrap_result(next(a for a in args if a is not type(None)))
+    return returns
+
+
+def _resource_class_type(cls: Any) -> Any:
+    returns = _unwrap_result(_returns(cls.init))
+    if isinstance(returns, type):
+        return returns
+    for base in getattr(cls, "__orig_bases__", ()):
+        args = typing.get_args(base)
+        if args and isinstance(args[0], type):
+            return args[0]
+    return None
 
 
 def provided_type(provider: Any) -> Any | None:
-    """The type a provider reveals, or ``None`` when it does not say."""
-    name = type(provider).__name__
-    if name == "Object":
+    """The type a provider reveals, or ``None`` when it does not say.
+
+    ``Factory(cls)``/``Singleton(cls)`` reveal ``cls``; ``Callable``,
+    ``Coroutine`` and ``Resource`` reveal their function's return annotation
+    (``Iterator[X]`` and ``AsyncIterator[X]`` reveal ``X``); ``Object(value)``
+    reveals ``type(value)``. Builtin types (``str``, ``dict`` ...) are never
+    revealed: binding every ``str`` parameter to one value is not what anyone
+    wants; bind those explicitly under a ``NewType``.
+    """
+    found = _provided_type(provider)
+    if isinstance(found, type) and found.__module__ == builtins.__name__:
+        return None
+    return found
+
+
+def _provided_type(provider: Any) -> Any | None:
+    providers = _providers()
+    if isinstance(provider, providers.Configuration | providers.DependenciesContainer):
+        return None
+    if isinstance(provider, providers.Object):
         value = provider.provides
         return None if value is None else type(value)
-    provides = getattr(provider, "provides", None)
+    if not isinstance(
+        provider,
+        providers.Factory | providers.BaseSingleton | providers.Callable | providers.BaseResource,
+    ):
+        return None
+    provides = provider.provides
     if isinstance(provides, type):
+        if isinstance(provider, providers.BaseResource):
+            resources = _resources()
+            if issubclass(provides, resources.Resource | resources.AsyncResource):
+                return _resource_class_type(provides)
+            return None
         return provides
     if callable(provides):
-        try:
-            hints = typing.get_type_hints(provides)
-        except Exception:  # noqa: BLE001 - an unreadable annotation just means "not revealed"
-            return None
-        returns = hints.get("return")
-        origin = typing.get_origin(returns)
-        if origin is not None and typing.get_args(returns) and name.endswith("Resource"):
-            return typing.get_args(returns)[0]
+        returns = _unwrap_result(_returns(provides))
         return returns if isinstance(returns, type) else None
     return None
 
 
 def lifetime_of(provider: Any) -> Lifetime:
-    return _LIFETIMES.get(type(provider).__name__, Lifetime.TRANSIENT)
+    """The lifetime a provider implies.
+
+    Factory/Callable -> transient; Singleton/Object/Resource -> singleton;
+    ContextLocal* -> scoped.
+    """
+    providers = _providers()
+    if isinstance(provider, providers.ContextLocalSingleton | providers.ContextLocalResource):
+        return Lifetime.SCOPED
+    if isinstance(provider, providers.BaseSingleton | providers.Object | providers.BaseResource):
+        return Lifetime.SINGLETON
+    return Lifetime.TRANSIENT
+
+
+def caches_itself(provider: Any) -> bool:
+    """Whether calling ``provider`` twice returns the same instance by its own design."""
+    if not is_provider(provider):
+        return False
+    providers = _providers()
+    return isinstance(provider, providers.BaseSingleton | providers.Object | providers.BaseResource)
+
+
+def is_resource(provider: Any) -> bool:
+    return is_provider(provider) and isinstance(provider, _providers().BaseResource)
+
+
+def resource_shutdown(provider: Any) -> Callable[..., Any]:
+    """A finalizer (called with the exit triple) that shuts a resource provider down."""
+
+    def shutdown(*_exc_info: Any) -> Any:
+        return provider.shutdown()
+
+    return shutdown
+
+
+def _async_callable(fn: Any) -> bool:
+    if isinstance(fn, type):
+        resources = _resources()
+        return issubclass(fn, resources.AsyncResource)
+    return inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn)
+
+
+def is_async_provider(provider: Any) -> bool:
+    """Whether calling ``provider`` (as it is wired now) returns an awaitable.
+
+    True for ``Coroutine`` providers, async resources, and any provider that
+    injects one of those (``dependency_injector`` then returns a future).
+    """
+    providers = _providers()
+    calling = (
+        providers.Factory | providers.BaseSingleton | providers.Callable | providers.BaseResource
+    )
+    for each in (provider, *provider.traverse()):
+        if isinstance(each, providers.Coroutine):
+            return True
+        if each.is_async_mode_enabled():
+            return True
+        if isinstance(each, calling) and _async_callable(each.provides):
+            return True
+    return False
 
 
 def include_dependency_injector(container: Container, source: Any) -> list[Binding]:
     """Bind every provider of ``source`` whose type is known; return the bindings made.
 
-    Providers that do not reveal their type (``Factory(SqlRepo)`` serving a
-    ``Repo`` protocol, a callable without a return annotation) need an
-    explicit ``container.transient(Repo, source.repo)``.
+    Keys that are bound already keep their binding (explicit binds win, and
+    the first provider revealing a type wins over later ones). Providers of
+    nested ``providers.Container`` are included too. Providers that do not
+    reveal their type (``Factory(SqlRepo)`` serving a ``Repo`` protocol, a
+    callable without a return annotation) need an explicit
+    ``container.transient(Repo, source.repo)``. The source's resources are
+    shut down when ``container`` closes.
     """
+    providers = _providers()
     made: list[Binding] = []
-    for _, provider in source.providers.items():
-        key = provided_type(provider)
-        if key is None or (inspect.isabstract(key) and key in container.bindings):
+    for provider in source.providers.values():
+        if isinstance(provider, providers.Container):
+            made.extend(include_dependency_injector(container, provider.container))
             continue
-        binding = Binding(key, provider, lifetime_of(provider), ProviderKind.EXTERNAL, provider)
-        container._set(key, binding)
-        made.append(binding)
+        key = provided_type(provider)
+        if key is None or key in container.bindings:
+            continue
+        made.append(container.bind(key, provider, lifetime_of(provider)))
     if hasattr(source, "shutdown_resources"):
-        container.on_close(_shutdown(source))
+        container.on_close(source.shutdown_resources)
     return made
-
-
-def _shutdown(source: Any) -> Any:
-    def shutdown() -> Any:
-        return source.shutdown_resources()
-
-    return shutdown

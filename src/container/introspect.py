@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import types
 import typing
@@ -39,6 +40,15 @@ class Param:
     def variadic(self) -> bool:
         return self.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 
+    @property
+    def label(self) -> str:
+        """The parameter as written in a signature: ``name``, ``*name`` or ``**name``."""
+        if self.kind is inspect.Parameter.VAR_POSITIONAL:
+            return f"*{self.name}"
+        if self.kind is inspect.Parameter.VAR_KEYWORD:
+            return f"**{self.name}"
+        return self.name
+
 
 class AnnotationError(TypeError):
     """An annotation could not be evaluated (a name that is not importable)."""
@@ -65,9 +75,21 @@ def normalize(annotation: Any) -> tuple[Any, bool, tuple[Any, ...]]:
     return annotation, False, metadata
 
 
+def _annotated_target(fn: Any) -> Any:
+    """The object whose ``__annotations__`` describe ``fn``'s parameters."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    if inspect.isfunction(fn) or inspect.ismethod(fn) or isinstance(fn, type):
+        return fn
+    return type(fn).__call__ if callable(fn) else fn
+
+
 def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    target = _annotated_target(fn)
     try:
-        return typing.get_type_hints(fn, include_extras=True)
+        return typing.get_type_hints(target, include_extras=True)
+    except TypeError:
+        return dict(getattr(target, "__annotations__", None) or {})
     except NameError as exc:
         name = getattr(fn, "__qualname__", repr(fn))
         raise AnnotationError(
@@ -76,10 +98,19 @@ def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
         ) from exc
 
 
+def _no_init(init: Any) -> bool:
+    """``object.__init__``, or the placeholder ``typing.Protocol`` installs on subclasses."""
+    return init is object.__init__ or getattr(init, "__name__", "") == "_no_init_or_replace_init"
+
+
 def init_of(target: Any) -> Callable[..., Any] | None:
-    """The callable whose parameters a class needs, or ``None`` for ``object.__init__``."""
+    """The callable whose parameters a class needs, or ``None`` for ``object.__init__``.
+
+    A class that explicitly subclasses a ``Protocol`` inherits a placeholder
+    ``__init__(self, *args, **kwargs)``; that counts as no ``__init__`` at all.
+    """
     init = target.__init__
-    if init is object.__init__:
+    if _no_init(init):
         new = target.__new__
         return None if new is object.__new__ else new
     return typing.cast(Callable[..., Any], init)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
 import logging
 import typing
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
@@ -20,62 +21,121 @@ R = TypeVar("R")
 
 logger = logging.getLogger("container")
 
-Exit = tuple[bool, Callable[..., Any]]
+Exit = tuple[int, Any]
+"""A finalizer: ``(kind, target)``; ``kind`` is one of the four constants below."""
+
+SYNC_EXIT = 0
+"""``target(exc_type, exc, tb)``: a context manager's ``__exit__`` or a close hook."""
+ASYNC_EXIT = 1
+"""``await target(exc_type, exc, tb)``: an async context manager's ``__aexit__``."""
+SYNC_GENERATOR = 2
+"""A generator suspended at its ``yield``: resumed with the error (or ``None``) as its value."""
+ASYNC_GENERATOR = 3
+"""An async generator suspended at its ``yield``: resumed like a sync one."""
+
+PENDING_ASYNC = "an async finalizer is pending: close with `async with` / `await ...aclose()`"
 
 
-def _failed(error: BaseException, failures: list[Exception]) -> None:
-    if not isinstance(error, Exception):
-        raise error
-    logger.error("finalizer failed", exc_info=error)
-    failures.append(error)
+class _Unwinding:
+    """Collects what goes wrong while finalizers run; every finalizer runs regardless."""
+
+    __slots__ = ("error", "failures", "info", "interrupt")
+
+    def __init__(self, error: BaseException | None) -> None:
+        self.error = error
+        self.info: tuple[Any, Any, Any] = (
+            (type(error), error, error.__traceback__) if error else (None, None, None)
+        )
+        self.failures: list[Exception] = []
+        self.interrupt: BaseException | None = None
+
+    def failed(self, exc: BaseException) -> None:
+        if exc is self.error:
+            return  # a generator re-raised the error it was given: not a finalizer failure
+        if not isinstance(exc, Exception):
+            if self.interrupt is None:
+                self.interrupt = exc
+            return
+        logger.error("finalizer failed", exc_info=exc)
+        self.failures.append(exc)
+
+    def finish(self) -> None:
+        if self.interrupt is not None:
+            raise self.interrupt
+        failures = self.failures
+        if not failures:
+            return
+        group = FinalizerError(f"{len(failures)} finalizer(s) failed", failures)
+        if self.error is None:
+            raise group
+        self.error.add_note(f"while unwinding, {group}: {failures!r}")
 
 
-def _raise_failures(failures: list[Exception], body_error: BaseException | None) -> None:
-    if not failures:
+def _generator_did_not_stop(gen: Any) -> RuntimeError:
+    name = getattr(gen, "__qualname__", None) or type(gen).__name__
+    return RuntimeError(f"{name} yielded more than once; a factory must yield exactly one value")
+
+
+def _finalize_sync(kind: int, target: Any, unwinding: _Unwinding) -> None:
+    if kind == SYNC_GENERATOR:
+        try:
+            target.send(unwinding.error)
+        except StopIteration:
+            return
+        target.close()
+        raise _generator_did_not_stop(target)
+    result = target(*unwinding.info)
+    if inspect.isawaitable(result):
+        if isinstance(result, Coroutine):
+            result.close()
+        raise ScopeError(PENDING_ASYNC)
+
+
+async def _finalize_async(kind: int, target: Any, unwinding: _Unwinding) -> None:
+    if kind == ASYNC_GENERATOR:
+        try:
+            await target.asend(unwinding.error)
+        except StopAsyncIteration:
+            return
+        await target.aclose()
+        raise _generator_did_not_stop(target)
+    if kind == SYNC_GENERATOR:
+        _finalize_sync(kind, target, unwinding)
         return
-    group = FinalizerError(f"{len(failures)} finalizer(s) failed", failures)
-    if body_error is None:
-        raise group
-    body_error.add_note(f"while unwinding, {group}: {failures!r}")
+    result = target(*unwinding.info)
+    if inspect.isawaitable(result):
+        await result
 
 
 def run_exits_sync(exits: list[Exit], error: BaseException | None) -> None:
-    """Run finalizers in reverse order; all of them run even when some fail."""
-    failures: list[Exception] = []
-    info: tuple[Any, Any, Any] = (
-        (type(error), error, error.__traceback__) if error else (None, None, None)
-    )
+    """Run finalizers in reverse order; all of them run even when some fail.
+
+    Async finalizers cannot run here: each is reported as a ``ScopeError``.
+    """
+    unwinding = _Unwinding(error)
     while exits:
-        is_async, exit_ = exits.pop()
-        if is_async:
-            failures.append(
-                ScopeError("an async finalizer is pending: close this scope with `async with`")
-            )
+        kind, target = exits.pop()
+        if kind in (ASYNC_EXIT, ASYNC_GENERATOR):
+            unwinding.failures.append(ScopeError(PENDING_ASYNC))
             continue
         try:
-            exit_(*info)
+            _finalize_sync(kind, target, unwinding)
         except BaseException as exc:  # noqa: BLE001 - every finalizer runs; failures are reported
-            _failed(exc, failures)
-    _raise_failures(failures, error)
+            unwinding.failed(exc)
+    unwinding.finish()
 
 
 async def run_exits_async(exits: list[Exit], error: BaseException | None) -> None:
     """Run finalizers in reverse order, shielded from cancellation, all of them."""
-    failures: list[Exception] = []
-    info: tuple[Any, Any, Any] = (
-        (type(error), error, error.__traceback__) if error else (None, None, None)
-    )
+    unwinding = _Unwinding(error)
     with anyio.CancelScope(shield=True):
         while exits:
-            is_async, exit_ = exits.pop()
+            kind, target = exits.pop()
             try:
-                if is_async:
-                    await exit_(*info)
-                else:
-                    exit_(*info)
+                await _finalize_async(kind, target, unwinding)
             except BaseException as exc:  # noqa: BLE001 - every finalizer runs
-                _failed(exc, failures)
-    _raise_failures(failures, error)
+                unwinding.failed(exc)
+    unwinding.finish()
 
 
 CLOSED_MESSAGE = "this scope is closed; open a new one with container.scope()"
@@ -85,6 +145,9 @@ class _ClosedCache(dict[Any, Any]):
     """Installed when a scope closes: any later resolution through it is an error."""
 
     def get(self, key: Any, default: Any = None) -> Any:
+        raise ScopeError(CLOSED_MESSAGE)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
         raise ScopeError(CLOSED_MESSAGE)
 
 
@@ -107,7 +170,7 @@ class Scope:
 
     def __init__(self, container: Container) -> None:
         self._container = container
-        self._builders = container._sync
+        self._builders: dict[Any, Any] = container._sync
         self.cache: dict[Any, Any] = {}
         self.exits: list[Exit] = []
 
@@ -140,22 +203,30 @@ class Scope:
     async def aget(self, key: Any) -> Any: ...
     async def aget(self, key: Any) -> Any:
         """Resolve ``key``, awaiting async factories where the graph has them."""
+        if self.cache is _CLOSED:
+            raise ScopeError(CLOSED_MESSAGE)
         return await self._container.async_builder(key)(self)
 
     def call(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:
-        """Call ``fn`` with its injectable parameters resolved here; ``args`` fill the rest."""
+        """Call ``fn`` with its injectable parameters resolved here.
+
+        Positional ``args`` fill the leading parameters and ``kwargs`` fill
+        parameters by name; the container fills every other parameter it can
+        resolve. A parameter left unfilled keeps its default.
+        """
         self._check_open()
-        injected = self._container.call_plan(fn).resolve_sync(self, kwargs)
-        return fn(*args, **injected, **kwargs)
+        extra, injected = self._container.call_plan(fn).resolve_sync(self, len(args), kwargs)
+        return fn(*args, *extra, **injected, **kwargs)
 
     async def acall(
         self, fn: Callable[..., Awaitable[R]] | Callable[..., R], /, *args: Any, **kwargs: Any
     ) -> R:
         """Like ``call``; awaits async resolution and the result if it is awaitable."""
         self._check_open()
-        injected = await self._container.call_plan(fn).resolve_async(self, kwargs)
-        result: Any = fn(*args, **injected, **kwargs)
-        if isinstance(result, Awaitable):
+        plan = self._container.call_plan(fn)
+        extra, injected = await plan.resolve_async(self, len(args), kwargs)
+        result: Any = fn(*args, *extra, **injected, **kwargs)
+        if inspect.isawaitable(result):
             result = await result
         return typing.cast(R, result)
 
@@ -163,17 +234,16 @@ class Scope:
         if self.closed:
             raise ScopeError(CLOSED_MESSAGE)
 
-    def _mark_closed(self) -> None:
-        self.cache = _CLOSED
-
     def close(self, error: BaseException | None = None) -> None:
-        if not self.closed:
-            self._mark_closed()
+        """End the scope: run its finalizers (sync ones only) in reverse order."""
+        self.cache = self._builders = _CLOSED
+        if self.exits:
             run_exits_sync(self.exits, error)
 
     async def aclose(self, error: BaseException | None = None) -> None:
-        if not self.closed:
-            self._mark_closed()
+        """End the scope: run its finalizers in reverse order, shielded from cancellation."""
+        self.cache = self._builders = _CLOSED
+        if self.exits:
             await run_exits_async(self.exits, error)
 
     def __enter__(self) -> Scope:
@@ -185,7 +255,7 @@ class Scope:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.cache = _CLOSED
+        self.cache = self._builders = _CLOSED
         if self.exits:
             run_exits_sync(self.exits, exc)
 
@@ -198,6 +268,6 @@ class Scope:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._mark_closed()
+        self.cache = self._builders = _CLOSED
         if self.exits:
             await run_exits_async(self.exits, exc)
