@@ -16,6 +16,7 @@ from mcp.types import (
     CLIENT_INFO_META_KEY,
     PROTOCOL_VERSION_META_KEY,
 )
+from pydantic import ValidationError
 
 from container import Container
 from mcp_adapter.catalog import Catalog
@@ -108,7 +109,17 @@ class McpTestClient:
         return await self.send(json.dumps(body))
 
     async def send(self, text: str) -> McpResult:
-        """Send raw JSON text; answers with the first response (or error) to it."""
+        """Send raw JSON text; answers with the first response (or error) to it.
+
+        Text that is not one JSON-RPC request is answered the way the SDK's
+        HTTP transport answers it (the memory streams carry decoded messages
+        only): invalid JSON gets ``-32700`` (parse error), anything else that is
+        not a request object gets ``-32600`` (invalid request), both with
+        ``id: null``. A notification has no response: it raises ``ValueError``.
+        """
+        rejected = _rejection(text)
+        if rejected is not None:
+            return McpResult(rejected)
         with anyio.fail_after(RESPONSE_TIMEOUT):
             return await self._exchange(text)
 
@@ -186,6 +197,29 @@ class McpTestClient:
             }
         result = await self.on_server_request(message["method"], message.get("params") or {})
         return {"jsonrpc": "2.0", "id": message["id"], "result": result}
+
+
+def _rejection(text: str) -> dict[str, Any] | None:
+    """The JSON-RPC error for text that is not a single request; ``None`` for a request."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return _error(types.PARSE_ERROR, "Parse error")
+    try:
+        types.JSONRPCRequest.model_validate(value, by_name=False)
+    except ValidationError:
+        try:
+            types.JSONRPCNotification.model_validate(value, by_name=False)
+        except ValidationError:
+            return _error(types.INVALID_REQUEST, "Invalid Request")
+        raise ValueError(
+            "send() waits for the response to a request; a notification (no id) has none"
+        ) from None
+    return None
+
+
+def _error(code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
 
 
 def _decode(text: str) -> SessionMessage:
