@@ -1,0 +1,376 @@
+"""Resources: static and templated, sync and async, text and blob, errors, compilation."""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+from types import MappingProxyType
+from typing import Any
+
+import mcp
+import pytest
+from mcp import types
+
+from container import Container
+from mcp_adapter import CompileError, Icon, McpResponse, Resource, Server, compile_server
+from mcp_adapter.errors import RESOURCE_NOT_FOUND
+from mcp_adapter.testing import McpTestClient
+from tests.components.support import ERAS, SDK_MODES, sdk_client
+
+pytestmark = pytest.mark.anyio
+
+PNG = b"\x89PNG\r\n\x1a\n\x00binary"
+
+
+class Readme(Resource):
+    """The project readme."""
+
+    name = "readme"
+    title = "Read me"
+    uri = "docs://readme"
+    mime_type = "text/markdown"
+    size = 12
+    icons = (Icon(src="https://example.com/readme.png", mime_type="image/png"),)
+    meta = MappingProxyType({"audience": "humans"})
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("# Read me\n")
+
+
+class Logo(Resource):
+    name = "logo"
+    uri = "docs://logo"
+    mime_type = "image/png"
+
+    async def handle(self) -> McpResponse:
+        return McpResponse.blob(PNG, mime_type="image/png")
+
+
+class Note(Resource):
+    name = "note"
+    description = "One note of one user."
+    uri_template = "notes://{user}/{note}"
+    mime_type = "text/plain"
+
+    async def handle(self, note: str, user: str) -> McpResponse:
+        return McpResponse.text(f"note {note} of {user}")
+
+
+class Item(Resource):
+    name = "item"
+    uri_template = "items://{id}"
+
+    def handle(self, id: int) -> McpResponse:
+        return McpResponse.structured({"id": id, "type": type(id).__name__})
+
+
+class Bundle(Resource):
+    name = "bundle"
+    uri = "docs://bundle"
+
+    def handle(self) -> list[McpResponse]:
+        return [McpResponse.text("part one"), McpResponse.image(PNG, "image/png")]
+
+
+class Broken(Resource):
+    name = "broken"
+    uri = "docs://broken"
+
+    def handle(self) -> McpResponse:
+        raise RuntimeError("database password is hunter2")
+
+
+class Library(Server):
+    name = "Library"
+    resources = (Readme, Logo, Note, Item, Bundle, Broken)
+
+
+def client(era: str) -> McpTestClient:
+    return McpTestClient(Container(), Library, protocol=era)
+
+
+# -- listings -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_static_resources_are_listed_with_their_metadata(era: str) -> None:
+    result = (await client(era).list_resources()).assertOk().result
+    assert result is not None
+    by_uri = {r["uri"]: r for r in result["resources"]}
+    assert set(by_uri) == {"docs://readme", "docs://logo", "docs://bundle", "docs://broken"}
+    assert by_uri["docs://readme"] == {
+        "uri": "docs://readme",
+        "name": "readme",
+        "title": "Read me",
+        "description": "The project readme.",
+        "mimeType": "text/markdown",
+        "size": 12,
+        "icons": [{"src": "https://example.com/readme.png", "mimeType": "image/png"}],
+        "_meta": {"audience": "humans"},
+    }
+    assert all("uriTemplate" not in r for r in result["resources"])
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_templates_are_listed_apart(era: str) -> None:
+    result = (await client(era).list_resource_templates()).assertOk().result
+    assert result is not None
+    assert result["resourceTemplates"] == [
+        {
+            "uriTemplate": "notes://{user}/{note}",
+            "name": "note",
+            "description": "One note of one user.",
+            "mimeType": "text/plain",
+        },
+        {"uriTemplate": "items://{id}", "name": "item"},
+    ]
+
+
+# -- reading ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_sync_handler_text(era: str) -> None:
+    result = (await client(era).read_resource("docs://readme")).assertOk().result
+    assert result is not None
+    assert result["contents"] == [
+        {"uri": "docs://readme", "mimeType": "text/markdown", "text": "# Read me\n"}
+    ]
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_async_handler_blob(era: str) -> None:
+    result = (await client(era).read_resource("docs://logo")).assertOk().result
+    assert result is not None
+    (contents,) = result["contents"]
+    assert contents == {
+        "uri": "docs://logo",
+        "mimeType": "image/png",
+        "blob": base64.b64encode(PNG).decode(),
+    }
+    assert base64.b64decode(contents["blob"]) == PNG
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_uri_variables_arrive_by_parameter_name(era: str) -> None:
+    result = (await client(era).read_resource("notes://ada/42")).assertOk()
+    assert result.texts == ["note 42 of ada"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_typed_uri_variable_is_converted(era: str) -> None:
+    result = (await client(era).read_resource("items://7")).assertOk().result
+    assert result is not None
+    (contents,) = result["contents"]
+    assert contents["uri"] == "items://7"
+    assert json.loads(contents["text"]) == {"id": 7, "type": "int"}
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_typed_uri_variable_that_does_not_convert_is_invalid_params(era: str) -> None:
+    error = (await client(era).read_resource("items://seven")).error
+    assert error is not None
+    assert error["code"] == types.INVALID_PARAMS
+    assert "id" in error["message"]
+    assert "seven" not in error["message"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_several_responses_become_several_contents(era: str) -> None:
+    result = (await client(era).read_resource("docs://bundle")).assertOk().result
+    assert result is not None
+    assert result["contents"] == [
+        {"uri": "docs://bundle", "text": "part one"},
+        {"uri": "docs://bundle", "mimeType": "image/png", "blob": base64.b64encode(PNG).decode()},
+    ]
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("uri", ["docs://nothing", "notes://only-one-segment", "other://x"])
+async def test_unknown_uri_is_resource_not_found(era: str, uri: str) -> None:
+    error = (await client(era).read_resource(uri)).error
+    expected = {"code": RESOURCE_NOT_FOUND, "message": "Resource not found", "data": {"uri": uri}}
+    assert error == expected
+    assert RESOURCE_NOT_FOUND == -32002
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_failing_handler_is_an_internal_error_without_details(
+    era: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.ERROR, logger="mcp_adapter"):
+        error = (await client(era).read_resource("docs://broken")).error
+    assert error is not None
+    assert error["code"] == types.INTERNAL_ERROR
+    assert error["message"].startswith("Resource read failed (incident ")
+    assert "hunter2" not in str(error)
+    incident = error["message"].removeprefix("Resource read failed (incident ").rstrip(")")
+    (record,) = [r for r in caplog.records if incident in r.getMessage()]
+    assert record.exc_info is not None
+    assert "hunter2" in str(record.exc_info[1])
+
+
+# -- the SDK's client ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", SDK_MODES)
+async def test_resources_through_the_sdk_client(mode: str) -> None:
+    async with sdk_client(Library, Container(), mode) as sdk:
+        listed = await sdk.list_resources()
+        assert {str(r.uri) for r in listed.resources} >= {"docs://readme", "docs://logo"}
+        templates = await sdk.list_resource_templates()
+        assert [t.uri_template for t in templates.resource_templates] == [
+            "notes://{user}/{note}",
+            "items://{id}",
+        ]
+        blob = (await sdk.read_resource("docs://logo")).contents[0]
+        assert isinstance(blob, types.BlobResourceContents)
+        assert base64.b64decode(blob.blob) == PNG
+        text = (await sdk.read_resource("notes://grace/1")).contents[0]
+        assert isinstance(text, types.TextResourceContents)
+        assert text.text == "note 1 of grace"
+        with pytest.raises(mcp.MCPError) as raised:
+            await sdk.read_resource("docs://nothing")
+        assert raised.value.code == RESOURCE_NOT_FOUND
+
+
+# -- compilation --------------------------------------------------------------------------------
+
+
+def compile_resources(*resources: type[Resource]) -> Any:
+    server = type("Srv", (Server,), {"resources": resources})
+    return compile_server(server, Container())
+
+
+def template(text: str, *variables: str, label: str = "T") -> type[Resource]:
+    namespace: dict[str, Any] = {}
+    exec(  # build a handler whose parameters are exactly the template's variables
+        f"def handle(self, {', '.join(variables)}): return McpResponse.text('x')",
+        {"McpResponse": McpResponse},
+        namespace,
+    )
+    return type(label, (Resource,), {"name": label.lower(), "uri_template": text, **namespace})
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (("items://{id}", "id"), ("items://{name}", "name")),
+        (("items://{id}.json", "id"), ("items://{id}", "id")),
+        (("pair://{a}-{b}", "a", "b"), ("pair://{c}", "c")),
+    ],
+)
+def test_overlapping_templates_fail_compilation(
+    first: tuple[str, ...], second: tuple[str, ...]
+) -> None:
+    with pytest.raises(CompileError) as raised:
+        compile_resources(template(*first, label="First"), template(*second, label="Second"))
+    assert "can match the same URIs" in str(raised.value)
+    assert first[0] in str(raised.value)
+    assert second[0] in str(raised.value)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: compiler._overlapping probes only with the value 'probe', so templates whose "
+    "literal parts overlap crosswise (demo://{a}/x vs demo://y/{b} both match demo://y/x) compile",
+)
+@pytest.mark.parametrize(
+    ("first", "second", "shared"),
+    [
+        (("demo://{a}/x", "a"), ("demo://y/{b}", "b"), "demo://y/x"),
+        (("demo://a{x}", "x"), ("demo://{y}b", "y"), "demo://ab"),
+    ],
+)
+def test_crosswise_overlapping_templates_fail_compilation(
+    first: tuple[str, ...], second: tuple[str, ...], shared: str
+) -> None:
+    one, two = template(*first, label="First"), template(*second, label="Second")
+    catalog_one = compile_resources(one).templates[0]
+    catalog_two = compile_resources(two).templates[0]
+    # Both really match the shared URI, so a read of it would be ambiguous.
+    assert catalog_one.match(shared) is not None
+    assert catalog_two.match(shared) is not None
+    with pytest.raises(CompileError, match="can match the same URIs"):
+        compile_resources(one, two)
+
+
+def test_disjoint_templates_compile() -> None:
+    catalog = compile_resources(
+        template("items://{id}", "id", label="Items"),
+        template("users://{id}", "id", label="Users"),
+        template("items://{id}/history", "id", label="History"),
+    )
+    assert [t.name for t in catalog.templates] == ["items", "users", "history"]
+
+
+class Both(Resource):
+    uri = "docs://a"
+    uri_template = "docs://{b}"
+
+    def handle(self, b: str = "") -> McpResponse:
+        return McpResponse.text("x")
+
+
+class Neither(Resource):
+    def handle(self) -> McpResponse:
+        return McpResponse.text("x")
+
+
+@pytest.mark.parametrize("resource", [Both, Neither])
+def test_exactly_one_of_uri_and_uri_template(resource: type[Resource]) -> None:
+    with pytest.raises(CompileError) as raised:
+        compile_resources(resource)
+    message = str(raised.value)
+    assert "exactly one of uri or uri_template" in message
+    assert resource.__qualname__ in message
+
+
+def test_every_resource_problem_is_reported_at_once() -> None:
+    with pytest.raises(CompileError) as raised:
+        compile_resources(Both, Neither)
+    assert str(raised.value).count("exactly one of uri or uri_template") == 2
+
+
+class MissingVariable(Resource):
+    uri_template = "notes://{user}/{note}"
+
+    def handle(self, user: str) -> McpResponse:
+        return McpResponse.text(user)
+
+
+def test_a_uri_variable_without_a_parameter_fails_compilation() -> None:
+    with pytest.raises(CompileError, match="URI variables note have no parameter"):
+        compile_resources(MissingVariable)
+
+
+class ExtraParameter(Resource):
+    uri_template = "notes://{user}"
+
+    def handle(self, user: str, page: int) -> McpResponse:
+        return McpResponse.text(user)
+
+
+def test_a_parameter_with_no_source_fails_compilation() -> None:
+    with pytest.raises(CompileError) as raised:
+        compile_resources(ExtraParameter)
+    message = str(raised.value)
+    assert "page" in message
+    assert "has no valid source" in message
+
+
+class ReadmeAgain(Resource):
+    uri = "docs://readme"
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("again")
+
+
+def test_duplicate_static_uri_fails_compilation() -> None:
+    with pytest.raises(CompileError) as raised:
+        compile_resources(Readme, ReadmeAgain)
+    message = str(raised.value)
+    assert "duplicate resource uri" in message
+    assert "'docs://readme'" in message
+    assert "ReadmeAgain" in message
