@@ -1,0 +1,173 @@
+"""``ToolSpec`` -> ``CompiledTool``: the same catalog entry, plan and dispatcher as class tools.
+
+The handler's arguments become a pydantic model (``pydantic.create_model``,
+unknown fields rejected, defaults included) whose JSON Schema is the
+``inputSchema``; the injected parameters are classified by
+``handlers.plan_function``; the return annotation is the output contract.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from mcp import types
+
+from container import Container, Problem
+from container.introspect import EMPTY
+from mcp_adapter.annotations import to_protocol_annotations
+from mcp_adapter.catalog import CompiledTool, Hooks
+from mcp_adapter.errors import problem
+from mcp_adapter.extensions.returns import output_annotation
+from mcp_adapter.extensions.runner import make_runner
+from mcp_adapter.extensions.signature import arguments_model, split_parameters, type_hints
+from mcp_adapter.extensions.spec import Middleware, ToolSpec
+from mcp_adapter.handlers import plan_function
+from mcp_adapter.naming import valid_name
+from mcp_adapter.results import wrap_schema
+from schemas import Contract, ContractError
+
+
+class FunctionTool:
+    """Stands for the class of a function tool whose handler belongs to none."""
+
+
+def owner_of(handler: Callable[..., Any]) -> type:
+    """The class a handler belongs to (a bound method's), else a named stand-in."""
+    bound = getattr(handler, "__self__", None)
+    if bound is not None:
+        return bound if isinstance(bound, type) else type(bound)
+    qualname = str(getattr(handler, "__qualname__", type(handler).__qualname__))
+    return type(
+        qualname,
+        (FunctionTool,),
+        {"__module__": getattr(handler, "__module__", __name__), "__qualname__": qualname},
+    )
+
+
+def _label(handler: Callable[..., Any], name: str) -> str:
+    return str(getattr(handler, "__qualname__", None) or f"tool {name!r}")
+
+
+def _is_async(handler: Callable[..., Any]) -> bool:
+    if inspect.iscoroutinefunction(inspect.unwrap(handler)):
+        return True
+    call = inspect.getattr_static(type(handler), "__call__", None)
+    return not inspect.isroutine(handler) and inspect.iscoroutinefunction(call)
+
+
+def description_of(spec: ToolSpec) -> str | None:
+    """``spec.description``, else the handler's docstring (cleaned), else ``None``."""
+    if spec.description:
+        return spec.description
+    target: Any = spec.handler
+    while isinstance(target, functools.partial):
+        target = target.func
+    return inspect.getdoc(target) or None
+
+
+def _output(
+    handler: Callable[..., Any], label: str, problems: list[Problem]
+) -> Contract[Any] | None:
+    declared = output_annotation(type_hints(handler).get("return", EMPTY))
+    if declared is None:
+        return None
+    try:
+        return Contract.of(declared)
+    except (ContractError, TypeError) as exc:
+        problems.append(
+            problem(
+                (label,),
+                f"the return annotation of {label} cannot be an output contract: {exc}",
+                "annotate the return with a type pydantic can describe, or -> Any for "
+                "unstructured content",
+            )
+        )
+        return None
+
+
+def compile_spec(
+    spec: ToolSpec,
+    container: Container,
+    problems: list[Problem],
+    *,
+    toolset: str = "",
+    owner: type | None = None,
+    middleware: Sequence[Middleware] = (),
+) -> CompiledTool | None:
+    """Compile one spec, appending what is wrong to ``problems``."""
+    before = len(problems)
+    handler: Any = spec.handler
+    if not callable(handler):
+        where = (f"tool {spec.name!r}",)
+        problems.append(problem(where, f"the handler {handler!r} is not callable"))
+        return None
+    label = _label(handler, spec.name)
+    if not isinstance(spec.name, str) or not valid_name(spec.name):
+        problems.append(
+            problem(
+                (label,), f"invalid tool name {spec.name!r}", "names match [A-Za-z0-9_.-]{1,128}"
+            )
+        )
+    for layer in middleware:
+        if not _is_async(layer):
+            problems.append(
+                problem(
+                    (label,),
+                    f"middleware {getattr(layer, '__qualname__', layer)!r} of tool {spec.name!r} "
+                    "is not async",
+                    "define it as `async def middleware(call, call_next)`",
+                )
+            )
+    params = split_parameters(handler, label, container, problems)
+    model = arguments_model(f"{spec.name}Arguments", params, label, problems)
+    names = tuple(param.name for param in params)
+    plan, found = plan_function(handler, container, label=label, argument_names=names)
+    problems.extend(found)
+    output = _output(handler, label, problems)
+    if len(problems) > before or plan is None or model is None:
+        return None
+    runner, runner_is_async = make_runner(
+        handler,
+        is_async=_is_async(handler),
+        tool=spec.name,
+        argument_names=names,
+        middleware=middleware,
+        structured=output is not None,
+    )
+    plan = dataclasses.replace(plan, function=runner, is_async=runner_is_async)
+    input_contract = Contract.of(model)
+    common: dict[str, Any] = {
+        "name": spec.name,
+        "title": spec.title,
+        "description": description_of(spec),
+        "input_schema": input_contract.json_schema,
+        "icons": list(spec.icons) if spec.icons else None,
+        "annotations": to_protocol_annotations(spec.annotations),
+        "meta": dict(spec.meta) if spec.meta else None,
+    }
+    modern_output = output.json_schema if output is not None else None
+    legacy_output = modern_output
+    if output is not None and not output.is_object:
+        legacy_output = wrap_schema(output.json_schema)
+    return CompiledTool(
+        name=spec.name,
+        cls=owner or owner_of(handler),
+        build=_no_instance,
+        build_is_async=False,
+        handler=plan,
+        hooks=Hooks(),
+        input=input_contract,
+        output=output,
+        modern=types.Tool(**common, output_schema=modern_output),
+        legacy=types.Tool(**common, output_schema=legacy_output),
+        spread=names,
+        toolset=toolset,
+    )
+
+
+def _no_instance(scope: Any) -> None:
+    """Function tools have no component instance: the plan calls the function."""

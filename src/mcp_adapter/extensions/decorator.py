@@ -1,0 +1,147 @@
+"""``@tool`` and ``@tool_middleware``: mark methods; the function is returned unchanged."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar, overload
+
+from mcp import types
+
+from mcp_adapter.extensions.spec import Annotations, ToolExtension, ToolSpec
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+TOOL_MARK = "__mcp_tool__"
+MIDDLEWARE_MARK = "__mcp_tool_middleware__"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolMark:
+    """The options given to ``@tool``, stored on the function."""
+
+    name: str | None = None
+    title: str | None = None
+    description: str = ""
+    annotations: Annotations | None = None
+    toolset: str = ""
+    meta: Mapping[str, Any] | None = None
+    icons: Sequence[types.Icon] | None = None
+
+    def spec(self, handler: Callable[..., Any], default_name: str) -> ToolSpec:
+        return ToolSpec(
+            name=self.name or default_name,
+            handler=handler,
+            description=self.description,
+            title=self.title,
+            annotations=self.annotations,
+            toolset=self.toolset,
+            meta=self.meta,
+            icons=self.icons,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class MiddlewareMark:
+    """The options given to ``@tool_middleware``, stored on the function."""
+
+    name: str
+    description: str | None = None
+    title: str | None = None
+    annotations: Annotations | None = None
+    meta: Mapping[str, Any] | None = None
+
+    def extension(self, middleware: Any) -> ToolExtension:
+        return ToolExtension(
+            name=self.name,
+            middleware=middleware,
+            description=self.description,
+            title=self.title,
+            annotations=self.annotations,
+            meta=self.meta,
+        )
+
+
+def _mark(function: F, attribute: str, value: Any) -> F:
+    target = getattr(function, "__func__", function)  # staticmethod/classmethod objects
+    setattr(target, attribute, value)
+    return function
+
+
+@overload
+def tool(name: F, /) -> F: ...
+
+
+@overload
+def tool(
+    name: str | None = None,
+    *,
+    title: str | None = None,
+    description: str = "",
+    annotations: Annotations | None = None,
+    toolset: str = "",
+    meta: Mapping[str, Any] | None = None,
+    icons: Sequence[types.Icon] | None = None,
+) -> Callable[[F], F]: ...
+
+
+def tool(
+    name: Any = None,
+    *,
+    title: str | None = None,
+    description: str = "",
+    annotations: Annotations | None = None,
+    toolset: str = "",
+    meta: Mapping[str, Any] | None = None,
+    icons: Sequence[types.Icon] | None = None,
+) -> Any:
+    """Mark a method of an ``McpExtension`` as a tool; ``McpExtension.tools()`` collects it.
+
+    The name defaults to the function's name, the description to its docstring.
+    The function itself is returned unchanged and stays callable without a server.
+
+    >>> @tool(title="Add")
+    ... def add(a: int, b: int) -> int:
+    ...     return a + b
+    >>> add(2, 3)
+    5
+    """
+    if callable(name):
+        return _mark(name, TOOL_MARK, ToolMark())
+    mark = ToolMark(
+        name=name,
+        title=title,
+        description=description,
+        annotations=annotations,
+        toolset=toolset,
+        meta=meta,
+        icons=icons,
+    )
+
+    def decorate(function: F) -> F:
+        return _mark(function, TOOL_MARK, mark)
+
+    return decorate
+
+
+def tool_middleware(
+    name: str,
+    *,
+    description: str | None = None,
+    title: str | None = None,
+    annotations: Annotations | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> Callable[[F], F]:
+    """Mark ``async def m(self, call: ToolCall, call_next: Next)`` as middleware around the
+    tool contributed under ``name``; the other options amend that tool's listing.
+
+    ``McpExtension.tool_extensions()`` collects it as a ``ToolExtension``.
+    """
+    mark = MiddlewareMark(
+        name=name, description=description, title=title, annotations=annotations, meta=meta
+    )
+
+    def decorate(function: F) -> F:
+        return _mark(function, MIDDLEWARE_MARK, mark)
+
+    return decorate

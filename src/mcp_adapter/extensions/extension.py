@@ -1,0 +1,46 @@
+"""``McpExtension``: offers tools (and extensions of other tools) without holding a server."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterator
+from typing import Any
+
+from mcp_adapter.extensions.decorator import MIDDLEWARE_MARK, TOOL_MARK, MiddlewareMark, ToolMark
+from mcp_adapter.extensions.manifest import PluginManifest
+from mcp_adapter.extensions.spec import ToolExtension, ToolSpec
+from mcp_adapter.naming import default_name
+
+
+class McpExtension:
+    """Base class of extensions.
+
+    ``tools()`` returns every method marked with ``@tool``, bound to this
+    instance, in definition order (base classes first); override it to build
+    specs at run time, and return ``[*super().tools(), *more]`` to keep both.
+    ``tool_extensions()`` likewise returns the ``@tool_middleware`` methods.
+    """
+
+    def manifest(self) -> PluginManifest:
+        """Name and version; by default the class name without ``Extension``, kebab-case."""
+        return PluginManifest(name=default_name(type(self).__name__, "Extension"))
+
+    def tools(self) -> list[ToolSpec]:
+        marked = self._marked(TOOL_MARK, ToolMark)
+        return [mark.spec(bound, attribute) for attribute, mark, bound in marked]
+
+    def tool_extensions(self) -> list[ToolExtension]:
+        marked = self._marked(MIDDLEWARE_MARK, MiddlewareMark)
+        return [mark.extension(bound) for _, mark, bound in marked]
+
+    def _marked(self, attribute: str, kind: type[Any]) -> Iterator[tuple[str, Any, Any]]:
+        cls = type(self)
+        names: dict[str, None] = {}
+        for klass in reversed(cls.__mro__):
+            names.update(dict.fromkeys(vars(klass)))
+        for name in names:
+            raw = inspect.getattr_static(cls, name, None)
+            function = getattr(raw, "__func__", raw)
+            mark = getattr(function, attribute, None)
+            if isinstance(mark, kind):
+                yield name, mark, getattr(self, name)

@@ -1,0 +1,189 @@
+"""``put_on_server``: tools on an SDK server exactly as the host serves them.
+
+The specs are compiled by the host's path (same ``inputSchema``/``outputSchema``,
+injection plan and ``Dispatcher``: the same validation and error results).
+
+- On ``mcp.server.mcpserver.MCPServer`` each tool is one of its own tool
+  entries whose ``run`` is the dispatcher, so ``list_tools()``, ``call_tool()``,
+  ``remove_tool()`` and extension interceptors see it. ``MCPServer`` lists one
+  schema for every protocol era, so a non-object output is served the
+  2025-11-25 way in both eras: ``{"result": value}`` and a schema describing
+  it (the convention of ``MCPServer``'s own tools).
+- On the low-level ``mcp.server.Server`` it registers ``tools/list`` and
+  ``tools/call``; handlers already there keep serving their own tools.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterable
+from typing import Any
+
+from mcp import types
+from mcp.server import Server as SdkServer
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.tools import Tool as SdkTool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
+from pydantic import PrivateAttr
+
+from container import Container, Problem
+from mcp_adapter.catalog import Catalog, CompiledTool
+from mcp_adapter.compiler import compile_server
+from mcp_adapter.components import Server
+from mcp_adapter.context import is_modern
+from mcp_adapter.dispatcher import Dispatcher
+from mcp_adapter.errors import CompileError, problem, unknown
+from mcp_adapter.extensions.compile import compile_spec
+from mcp_adapter.extensions.spec import ToolSpec
+from mcp_adapter.results import LEGACY_WRAP_KEY
+
+_PUT: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+"""Names ``put_on_server`` placed on each low-level server (to refuse duplicates)."""
+
+
+def put_on_server(
+    server: MCPServer[Any] | SdkServer[Any],
+    specs: Iterable[ToolSpec],
+    container: Container | None = None,
+) -> Catalog:
+    """Compile ``specs`` as the host does and serve them from ``server``.
+
+    Services come from ``container`` (an empty ``Container`` by default).
+    Raises ``CompileError`` listing every problem, including a name the server
+    already serves. Returns the compiled catalog of these tools.
+    """
+    container = container if container is not None else Container()
+    problems: list[Problem] = []
+    compiled = [
+        tool
+        for spec in specs
+        if (tool := compile_spec(spec, container, problems, toolset=spec.toolset)) is not None
+    ]
+    taken = _served_names(server)
+    for tool in compiled:
+        if tool.name in taken:
+            problems.append(
+                problem(
+                    (f"tool {tool.name!r}",),
+                    f"{server.name} already serves a tool named {tool.name!r}",
+                    "tool names are unique across a server",
+                )
+            )
+    declaration = type("PutOnServer", (Server,), {"name": server.name, "__module__": __name__})
+    try:
+        catalog = compile_server(declaration, container, extra_tools=compiled)
+    except CompileError as exc:
+        raise CompileError(server.name, [*problems, *exc.problems]) from None
+    if problems:
+        raise CompileError(server.name, problems)
+    dispatcher = Dispatcher(catalog, container)
+    if isinstance(server, MCPServer):
+        for tool in catalog.tools.values():
+            server._tool_manager._tools[tool.name] = _AdapterTool.of(tool, dispatcher)
+    else:
+        _install(server, catalog, dispatcher)
+        _PUT.setdefault(server, set()).update(catalog.tools)
+    return catalog
+
+
+def _served_names(server: MCPServer[Any] | SdkServer[Any]) -> set[str]:
+    if isinstance(server, MCPServer):
+        return {tool.name for tool in server._tool_manager.list_tools()}
+    return set(_PUT.get(server, ()))
+
+
+class _AdapterTool(SdkTool):
+    """An ``MCPServer`` tool entry whose ``run`` is the adapter's dispatcher."""
+
+    _dispatcher: Dispatcher = PrivateAttr()
+    _compiled: CompiledTool = PrivateAttr()
+
+    @classmethod
+    def of(cls, tool: CompiledTool, dispatcher: Dispatcher) -> _AdapterTool:
+        entry = tool.legacy
+        # model_construct: the entry is already valid, and ``description`` may be None
+        adapter = cls.model_construct(
+            fn=tool.handler.function or _no_function,
+            name=tool.name,
+            title=entry.title,
+            description=entry.description,  # type: ignore[arg-type]
+            parameters=entry.input_schema,
+            fn_metadata=FuncMetadata(arg_model=ArgModelBase, output_schema=entry.output_schema),
+            is_async=True,
+            context_kwarg=None,
+            resolved_params={},
+            resolver_plans={},
+            annotations=entry.annotations,
+            icons=entry.icons,
+            meta=entry.meta,
+        )
+        adapter._dispatcher = dispatcher
+        adapter._compiled = tool
+        return adapter
+
+    async def run(
+        self, arguments: dict[str, Any], context: Any, convert_result: bool = False
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        ctx = _request_context(context)
+        params = types.CallToolRequestParams(name=self.name, arguments=arguments)
+        result = await self._dispatcher.call_tool(ctx, params)
+        output = self._compiled.output
+        if (
+            isinstance(result, types.CallToolResult)
+            and is_modern(ctx)
+            and output is not None
+            and not output.is_object
+            and not result.is_error
+            and result.structured_content is not None
+        ):
+            wrapped = {LEGACY_WRAP_KEY: result.structured_content}
+            return result.model_copy(update={"structured_content": wrapped})
+        return result
+
+
+def _no_function() -> None:
+    """Placeholder ``fn`` (the dispatcher runs the tool)."""
+
+
+def _request_context(context: Any) -> Any:
+    """The SDK request context of an ``MCPServer`` ``Context``; ``None`` outside a request."""
+    try:
+        return context.request_context
+    except (AttributeError, ValueError):
+        return None
+
+
+def _install(server: SdkServer[Any], catalog: Catalog, dispatcher: Dispatcher) -> None:
+    previous_list = server.get_request_handler("tools/list")
+    previous_call = server.get_request_handler("tools/call")
+    if previous_list is None and previous_call is None:
+        paginated = types.PaginatedRequestParams
+        server.add_request_handler("tools/list", paginated, dispatcher.list_tools)
+        server.add_request_handler("tools/call", types.CallToolRequestParams, dispatcher.call_tool)
+        return
+    ours = catalog.tools
+
+    async def list_tools(
+        ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        cursor = params.cursor if params is not None else None
+        result = types.ListToolsResult(tools=[])
+        if previous_list is not None:
+            result = types.ListToolsResult.model_validate(
+                await previous_list.handler(ctx, params), from_attributes=True
+            )
+        if cursor is not None:
+            return result  # the previous handler's later pages
+        modern = is_modern(ctx)
+        mine = [tool.modern if modern else tool.legacy for tool in ours.values()]
+        return result.model_copy(update={"tools": [*result.tools, *mine]})
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> Any:
+        if params.name in ours:
+            return await dispatcher.call_tool(ctx, params)
+        if previous_call is not None:
+            return await previous_call.handler(ctx, params)
+        raise unknown("tool", params.name)
+
+    server.add_request_handler("tools/list", types.PaginatedRequestParams, list_tools)
+    server.add_request_handler("tools/call", types.CallToolRequestParams, call_tool)

@@ -1,0 +1,89 @@
+"""What an extension contributes: ``ToolSpec`` (a tool) and ``ToolExtension`` (an
+extension of a tool contributed under the same name), plus the middleware types."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from mcp import types
+
+from mcp_adapter.annotations import ToolAnnotations
+
+Annotations = ToolAnnotations | types.ToolAnnotations
+"""Either spelling of tool annotations; the protocol model is what goes on the wire."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """One tool an extension offers.
+
+    ``handler`` is an ordinary function or bound method, sync or async; its
+    parameters are the tool's arguments, except those whose type is
+    ``McpRequest``, the HTTP ``Request`` or a service the container builds,
+    which are injected. ``description`` empty falls back to the handler's
+    docstring; ``toolset`` empty means the contributing extension's own
+    (its manifest name); ``meta`` is carried to clients, not interpreted.
+
+    >>> def ping() -> str:
+    ...     '''Answer pong.'''
+    ...     return "pong"
+    >>> ToolSpec(name="ping", handler=ping).name
+    'ping'
+    """
+
+    name: str
+    handler: Callable[..., Any]
+    description: str = ""
+    title: str | None = None
+    annotations: Annotations | None = None
+    toolset: str = ""
+    meta: Mapping[str, Any] | None = None
+    icons: Sequence[types.Icon] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A call as middleware sees it: the tool's name and its validated arguments.
+
+    ``arguments`` holds the payload fields by parameter name (injected services
+    are not in it). ``with_arguments`` returns a copy with some replaced.
+    """
+
+    tool: str
+    arguments: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def with_arguments(self, **changes: Any) -> ToolCall:
+        return dataclasses.replace(self, arguments=MappingProxyType({**self.arguments, **changes}))
+
+
+Next = Callable[[ToolCall], Awaitable[Any]]
+"""Calls the rest of the chain (and finally the handler); returns the handler's value."""
+
+Middleware = Callable[[ToolCall, Next], Awaitable[Any]]
+"""``async (call, call_next) -> value``: runs around a tool's handler."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolExtension:
+    """Extends the tool contributed under ``name`` (by another extension).
+
+    ``middleware`` wraps its handler; ``description``, ``title`` and
+    ``annotations`` replace the contributed ones; ``meta`` is merged into its
+    meta; ``replace`` swaps the whole tool for another spec with the same name
+    (its toolset, when empty, stays the original's). Two different
+    replacements or amendments of one field are a conflict, and extending a
+    name nobody contributed is an error: both are reported when the server is
+    built.
+    """
+
+    name: str
+    middleware: Middleware | None = None
+    description: str | None = None
+    title: str | None = None
+    annotations: Annotations | None = None
+    meta: Mapping[str, Any] | None = None
+    replace: ToolSpec | None = None
