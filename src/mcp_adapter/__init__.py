@@ -7,6 +7,15 @@ from mcp_adapter.catalog import Catalog
 from mcp_adapter.compiler import compile_server
 from mcp_adapter.components import Prompt, PromptArgument, Resource, Server, Tool
 from mcp_adapter.errors import CompileError
+from mcp_adapter.extensions import (
+    TOOLS,
+    McpExtension,
+    Platform,
+    PluginManifest,
+    ToolSpec,
+    put_on_server,
+    tool,
+)
 from mcp_adapter.request import Identity, McpRequest
 from mcp_adapter.response import McpResponse
 from mcp_adapter.sdk import build_sdk_server
@@ -21,13 +30,17 @@ from mcp_adapter.serving import (
 )
 
 __all__ = [
+    "TOOLS",
     "Catalog",
     "Compilable",
     "CompileError",
     "Icon",
     "Identity",
+    "McpExtension",
     "McpRequest",
     "McpResponse",
+    "Platform",
+    "PluginManifest",
     "Prompt",
     "PromptArgument",
     "Resource",
@@ -35,11 +48,14 @@ __all__ = [
     "Server",
     "Tool",
     "ToolAnnotations",
+    "ToolSpec",
     "build_sdk_server",
     "compile_server",
     "http_app",
     "mcp_lifespan",
+    "put_on_server",
     "run_mcp_apps",
     "run_stdio",
     "serve_stdio",
+    "tool",
 ]
