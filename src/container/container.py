@@ -124,6 +124,13 @@ class CallPlan:
         return extra, values
 
 
+def _more_telling(new: Problem, old: Problem) -> bool:
+    """A longer path shows more context; a cycle reads best as the loop alone."""
+    if new.kind is ProblemKind.CYCLE:
+        return len(new.path) < len(old.path)
+    return len(new.path) > len(old.path)
+
+
 class Container:
     """Bindings, lifetimes and compiled resolution.
 
@@ -296,7 +303,7 @@ class Container:
                     if known is None:
                         where[cause(problem)] = len(problems)
                         problems.append(problem)
-                    elif len(problem.path) > len(problems[known].path):
+                    elif _more_telling(problem, problems[known]):
                         problems[known] = problem
         return tuple(problems)
 

@@ -104,7 +104,8 @@ class Graph:
         self._bindings = bindings
         self._nodes: dict[Any, Node] = {}
         self._visiting: list[Any] = []
-        self._in_open_cycle: set[Any] = set()
+        self._scratch: dict[Any, Node] = {}
+        """Nodes on a cycle: valid while one root is analysed (their paths depend on it)."""
 
     def binding_for(self, key: Any) -> Binding | None:
         binding = self._bindings.get(key)
@@ -121,9 +122,14 @@ class Graph:
         Its problems' paths are relative to it; ``path`` (kept for callers
         that want the full chain) is put in front of every one of them.
         """
-        found = self._nodes.get(key)
+        found = self._nodes.get(key) or self._scratch.get(key)
         if found is None:
-            found = self._analysed(key)
+            outermost = not self._visiting
+            try:
+                found = self._analysed(key)
+            finally:
+                if outermost:
+                    self._scratch.clear()
         if path and found.problems:
             return replace(found, problems=[prefixed(p, path) for p in found.problems])
         return found
@@ -132,7 +138,6 @@ class Graph:
         name = type_name(key)
         if key in self._visiting:
             start = self._visiting.index(key)
-            self._in_open_cycle.update(self._visiting[start + 1 :])
             cycle = " -> ".join([*(type_name(k) for k in self._visiting[start:]), name])
             problem = Problem(
                 ProblemKind.CYCLE,
@@ -152,9 +157,8 @@ class Graph:
             node = self._analyse(key, binding, name)
         finally:
             self._visiting.pop()
-        if key in self._in_open_cycle:
-            # part of a cycle that started above it: its paths depend on who asked first
-            self._in_open_cycle.discard(key)
+        if any(p.kind is ProblemKind.CYCLE for p in node.problems):
+            self._scratch[key] = node  # how the cycle reads depends on where analysis started
         else:
             self._nodes[key] = node
         return node

@@ -156,10 +156,15 @@ def parameters(fn: Callable[..., Any], *, skip_self: bool = False) -> list[Param
 
 
 def type_name(key: Any) -> str:
-    """A short readable name for a type or callable, for paths and messages."""
-    if isinstance(key, type):
-        return key.__qualname__
+    """A short readable name for a type or callable, for paths and messages.
+
+    >>> def make():
+    ...     class Local: ...
+    ...     return Local
+    >>> type_name(make())
+    'Local'
+    """
     name = getattr(key, "__qualname__", None)
-    if isinstance(name, str) and not typing.get_origin(key):
-        return name
+    if isinstance(name, str) and (isinstance(key, type) or not typing.get_origin(key)):
+        return name.rpartition("<locals>.")[2]
     return repr(key).replace("typing.", "")
