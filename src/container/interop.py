@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import builtins
 import collections.abc
+import contextlib
 import inspect
 import typing
 from collections.abc import Callable
@@ -164,11 +165,24 @@ def resource_shutdown(provider: Any) -> Callable[..., Any]:
     return shutdown
 
 
-def _async_callable(fn: Any) -> bool:
-    if isinstance(fn, type):
-        resources = _resources()
-        return issubclass(fn, resources.AsyncResource)
-    return inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn)
+def _async_resource(provides: Any) -> bool:
+    """Whether a ``Resource`` provider's target initializes asynchronously."""
+    if isinstance(provides, type):
+        return issubclass(provides, _resources().AsyncResource)
+    if not callable(provides):
+        return False
+    if inspect.iscoroutinefunction(provides) or inspect.isasyncgenfunction(provides):
+        return True
+    # generator functions are kept wrapped as (async) context managers: look through that
+    if inspect.isasyncgenfunction(inspect.unwrap(provides)):
+        return True
+    returns = typing.get_origin(_returns(provides))
+    return returns in (
+        collections.abc.AsyncIterator,
+        collections.abc.AsyncGenerator,
+        collections.abc.AsyncIterable,
+        contextlib.AbstractAsyncContextManager,
+    )
 
 
 def is_async_provider(provider: Any) -> bool:
@@ -178,15 +192,13 @@ def is_async_provider(provider: Any) -> bool:
     injects one of those (``dependency_injector`` then returns a future).
     """
     providers = _providers()
-    calling = (
-        providers.Factory | providers.BaseSingleton | providers.Callable | providers.BaseResource
-    )
+    calling = providers.Factory | providers.BaseSingleton | providers.Callable
     for each in (provider, *provider.traverse()):
-        if isinstance(each, providers.Coroutine):
+        if isinstance(each, providers.Coroutine) or each.is_async_mode_enabled():
             return True
-        if each.is_async_mode_enabled():
+        if isinstance(each, providers.BaseResource) and _async_resource(each.provides):
             return True
-        if isinstance(each, calling) and _async_callable(each.provides):
+        if isinstance(each, calling) and inspect.iscoroutinefunction(each.provides):
             return True
     return False
 
