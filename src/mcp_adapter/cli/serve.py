@@ -253,8 +253,7 @@ def _serve_http(options: ServeOptions) -> int:
     app = build_app(options)
     sock = _bind(options.host, options.port)
     options = dataclasses.replace(options, port=sock.getsockname()[1])
-    name = app.state.mcp_session_manager.app.name
-    _announce(options, name)
+    _announce(options, app.state.mcp_catalog.name)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     try:
         uvicorn.Server(config).run(sockets=[sock])
@@ -265,15 +264,13 @@ def _serve_http(options: ServeOptions) -> int:
 
 def _serve_workers(options: ServeOptions) -> int:
     import uvicorn
+    from uvicorn.supervisors import Multiprocess
 
     app = build_app(options)  # fail here, once, rather than in every worker
-    if options.port == 0:
-        probe = _bind(options.host, 0)
-        options = dataclasses.replace(options, port=probe.getsockname()[1])
-        probe.close()
+    sock = _bind(options.host, options.port)
+    options = dataclasses.replace(options, port=sock.getsockname()[1])
     os.environ[ENV_VAR] = options.to_env()
-    _announce(options, app.state.mcp_session_manager.app.name)
-    uvicorn.run(
+    config = uvicorn.Config(
         WORKER_APP,
         factory=True,
         host=options.host,
@@ -282,4 +279,9 @@ def _serve_workers(options: ServeOptions) -> int:
         log_level="warning",
         lifespan="on",
     )
+    _announce(options, app.state.mcp_catalog.name)
+    try:
+        Multiprocess(config, sockets=[sock]).run()
+    finally:
+        sock.close()
     return 0

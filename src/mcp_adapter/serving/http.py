@@ -20,7 +20,6 @@ from mcp_adapter.serving.servable import Servable, catalog_of
 from mcp_adapter.serving.toolsets import TOOLSET_PATH_PARAM, ToolsetGate, ToolsetRouter
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
-SESSION_MANAGER_STATE = "mcp_session_manager"
 
 
 def transport_security(
@@ -80,7 +79,8 @@ def http_app(
       request with ``X-MCP-Toolsets`` or ``{path}/x/{toolset}``.
 
     The app's lifespan must run (uvicorn does that); when mounting it, run
-    :func:`mcp_lifespan` in the parent app's lifespan.
+    :func:`mcp_lifespan` in the parent app's lifespan. ``app.state.mcp_catalog``
+    is the catalog served, ``app.state.mcp_session_manager`` the SDK's manager.
     """
     catalog = catalog_of(servable, container)
     if toolsets is not None:
@@ -128,7 +128,8 @@ def http_app(
         middleware=auth.middleware() if auth is not None else None,
         lifespan=lifespan,
     )
-    setattr(app.state, SESSION_MANAGER_STATE, manager)
+    app.state.mcp_session_manager = manager
+    app.state.mcp_catalog = catalog
     return app
 
 

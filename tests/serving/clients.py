@@ -1,0 +1,38 @@
+"""Connecting the SDK's ``mcp.Client`` to a real HTTP server, with headers."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+
+import anyio
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+CALL_TIMEOUT = 60
+MODES = ["auto", "legacy"]
+"""``auto`` negotiates 2026-07-28 with our servers; ``legacy`` does the 2025-11-25 handshake."""
+
+
+@asynccontextmanager
+async def connect(
+    url: str,
+    mode: str = "auto",
+    *,
+    token: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> AsyncIterator[Client]:
+    sent = dict(headers or {})
+    if token is not None:
+        sent["Authorization"] = f"Bearer {token}"
+    with anyio.fail_after(CALL_TIMEOUT):
+        async with (
+            httpx2.AsyncClient(headers=sent, timeout=CALL_TIMEOUT) as http,
+            Client(streamable_http_client(url, http_client=http), mode=mode) as client,  # type: ignore[arg-type]
+        ):
+            yield client
+
+
+async def tool_names(client: Client) -> list[str]:
+    return [tool.name for tool in (await client.list_tools()).tools]

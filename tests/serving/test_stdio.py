@@ -1,0 +1,92 @@
+"""``mcp-adapter serve`` over stdio in a real subprocess, driven by the SDK's own ``mcp.Client``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, MCPError, StdioServerParameters
+
+from tests.serving.apps import AUDIT_FILE_ENV
+from tests.serving.harness import CLI, REPO, cli_env
+
+pytestmark = pytest.mark.anyio
+
+CALL_TIMEOUT = 60
+MODES = ["auto", "legacy"]
+
+
+def stdio_server(args: list[str], env: dict[str, str] | None = None) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=CLI[0], args=[*CLI[1:], "serve", *args], env=cli_env(env), cwd=REPO
+    )
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_scoped_service_per_call_and_finalizer_runs(mode: str, tmp_path: Path) -> None:
+    audit = tmp_path / "audit.log"
+    params = stdio_server(
+        ["tests.serving.apps:AuditServer", "--container", "tests.serving.apps:build_container"],
+        {AUDIT_FILE_ENV: str(audit)},
+    )
+    with anyio.fail_after(CALL_TIMEOUT):
+        async with Client(params, mode=mode) as client:
+            first = await client.call_tool("record", {"text": "one"})
+            second = await client.call_tool("record", {"text": "two"})
+            assert not first.is_error
+            assert not second.is_error
+            one, two = first.structured_content, second.structured_content
+            assert isinstance(one, dict)
+            assert isinstance(two, dict)
+            assert one["transport"] == "stdio"
+            assert one["log"] != two["log"]  # a new scope, so a new AuditLog, per call
+            assert one["pid"] == two["pid"]
+            assert (one["calls"], two["calls"]) == (1, 2)  # the singleton is shared
+            lines = audit.read_text().splitlines()
+    assert lines == [
+        f"opened {one['log']} | one via stdio | closed {one['log']}",
+        f"opened {two['log']} | two via stdio | closed {two['log']}",
+    ]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_demo_over_stdio_in_both_eras(mode: str) -> None:
+    params = stdio_server(
+        [
+            "examples.demo.server:DemoServer",
+            "--container",
+            "examples.demo.container:build_container",
+        ]
+    )
+    with anyio.fail_after(CALL_TIMEOUT):
+        async with Client(params, mode=mode) as client:
+            assert client.protocol_version == ("2025-11-25" if mode == "legacy" else "2026-07-28")
+            tools = await client.list_tools()
+            assert [tool.name for tool in tools.tools] == ["greet", "summarize"]
+            greeting = await client.call_tool("greet", {"name": " Ada "})
+            expected = {"result": "Hello, Ada!"} if mode == "legacy" else "Hello, Ada!"
+            assert greeting.structured_content == expected
+            summary = await client.call_tool("summarize", {"values": [2.5, 3.5]})
+            assert summary.structured_content == {"count": 2, "total": 6.0}
+            resource = await client.read_resource("demo://greetings/Bob")
+            assert [getattr(c, "text", None) for c in resource.contents] == ["Hello, Bob!"]
+            prompt = await client.get_prompt("greeting", {"name": "Cy"})
+            assert prompt.messages[0].role == "user"
+            # No identity on stdio: the private tool is hidden, and unknown when called.
+            with pytest.raises(MCPError, match="Unknown tool: private-message"):
+                await client.call_tool("private-message", {"message": "psst"})
+
+
+async def test_unknown_toolset_fails_fast_with_a_clear_line() -> None:
+    with anyio.fail_after(CALL_TIMEOUT):
+        result = await anyio.run_process(
+            [*CLI, "serve", "tests.serving.apps:toolset_catalog", "--toolsets", "nope"],
+            cwd=REPO,
+            env=cli_env(),
+            check=False,
+        )
+    err = result.stderr.decode()
+    assert result.returncode == 2
+    assert "error: unknown toolset(s): nope (known: issues, repos, users)" in err
+    assert "Traceback" not in err
