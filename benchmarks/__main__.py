@@ -3,12 +3,14 @@
 Each suite is a module exposing ``SUITE`` (a :class:`benchmarks.suite.Suite`);
 add a new one to :data:`SUITES`. A full run writes ``docs/benchmarks.md`` and,
 when matplotlib is installed (the ``bench`` group has it), ``docs/benchmarks.png``.
-``--quick`` is a smoke run: few, short samples, nothing written unless ``--write``.
+``--quick`` is a smoke run: few, short samples, nothing written unless ``--write``,
+and no virtual environment is created (an existing one is used).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import sys
 import time
@@ -16,10 +18,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from benchmarks import harness, report
-from benchmarks.suite import Suite
+from benchmarks.suite import Measured, RunOptions, Suite
 
 SUITES: dict[str, str] = {
     "container": "benchmarks.container_suite",
+    "mcp_call": "benchmarks.mcp_call_suite",
 }
 """Suite name -> module holding its ``SUITE``; run in this order."""
 
@@ -62,6 +65,17 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument(
         "--out", type=Path, default=DOCS, help="where benchmarks.md/.png go (default: docs/)"
     )
+    venvs = parser.add_mutually_exclusive_group()
+    venvs.add_argument(
+        "--venvs",
+        action="store_true",
+        help="create/refresh the contenders' own virtual environments (default unless --quick)",
+    )
+    venvs.add_argument(
+        "--no-venvs",
+        action="store_true",
+        help="skip contenders that run in their own virtual environments",
+    )
     args = parser.parse_args(argv)
     unknown = [name for name in args.suites if name not in SUITES]
     if unknown:
@@ -75,6 +89,25 @@ def settings_from(args: argparse.Namespace) -> harness.Settings:
         repeats=args.repeats or base.repeats,
         target_seconds=args.sample_ms / 1000 if args.sample_ms else base.target_seconds,
     )
+
+
+def suite_settings(suite: Suite, args: argparse.Namespace) -> harness.Settings:
+    """The run's settings as ``suite`` tunes them; explicit flags still win."""
+    base = harness.Settings.quick() if args.quick else harness.Settings.full()
+    tuned = suite.tune(base, args.quick) if suite.tune is not None else base
+    if args.repeats:
+        tuned = dataclasses.replace(tuned, repeats=args.repeats)
+    if args.sample_ms:
+        tuned = dataclasses.replace(tuned, target_seconds=args.sample_ms / 1000)
+    return tuned
+
+
+def venv_policy(args: argparse.Namespace) -> bool | None:
+    if args.no_venvs:
+        return False
+    if args.venvs:
+        return True
+    return None if args.quick else True
 
 
 def _progress(name: str) -> Callable[[str], None]:
@@ -95,13 +128,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     runs: list[report.SuiteRun] = []
     for name in names:
         suite = load(name)
-        print(f"[{name}] verifying contenders", file=sys.stderr, flush=True)
-        suite.verify()
-        cases = suite.cases()
-        print(f"[{name}] {len(cases)} cases", file=sys.stderr, flush=True)
-        results = harness.run(cases, settings, progress=_progress(name))
-        table = harness.with_ratios(results)
-        run = report.SuiteRun(suite, table, suite.targets(table))
+        say = _progress(name)
+        options = RunOptions(
+            quick=args.quick,
+            settings=suite_settings(suite, args),
+            venvs=venv_policy(args),
+            progress=say,
+        )
+        say("verifying contenders")
+        suite.verify(options)
+        cases = suite.cases(options)
+        say(f"{len(cases)} cases; {options.settings.describe()}")
+        results = harness.run(cases, options.settings, progress=say) if cases else []
+        measured = suite.measure(options) if suite.measure is not None else Measured()
+        table = harness.with_ratios([*results, *measured.results])
+        run = report.SuiteRun(suite, table, suite.targets(table), options.settings, measured)
         runs.append(run)
         print(report.suite_markdown(run), flush=True)
 

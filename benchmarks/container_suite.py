@@ -28,7 +28,7 @@ import wireup
 from dependency_injector import containers, providers
 
 from benchmarks.harness import Case
-from benchmarks.suite import Suite, Table, Target, row
+from benchmarks.suite import RunOptions, Suite, Table, Target, row
 from container import Container
 
 SCOPED = "scoped"
@@ -361,7 +361,7 @@ def _transient_cases() -> list[Case]:
     ]
 
 
-def cases() -> list[Case]:
+def cases(options: RunOptions | None = None) -> list[Case]:
     return [*_scoped_cases(), *_transient_cases()]
 
 
@@ -431,7 +431,7 @@ class _AgetAsGet:
         return await self._scope.aget(key)
 
 
-def verify() -> None:
+def verify(options: RunOptions | None = None) -> None:
     floor_a, floor_b = hand_written(), hand_written()
     _check_graph(floor_a, floor_a, floor_b, scoped=True, who="hand-written")
 

@@ -45,6 +45,10 @@ class Case:
     note: str = ""
     tag: str = ""
     """A free label suites use to find rows again (e.g. for target checks)."""
+    per: int = 1
+    """Units of work one ``stmt`` does (e.g. pages in a full listing); figures are per unit."""
+    teardown: Callable[[Mapping[str, Any]], object] | None = None
+    """Called with the setup's names after the last round (awaited when awaitable)."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,8 @@ class Settings:
     target_seconds: float
     """How long one sample should take; sets the loop count per case."""
     seed: int = 0
+    min_number: int = 1
+    """Least loop count of one sample, whatever the calibration says (e.g. 2,000 calls)."""
 
     @classmethod
     def full(cls) -> Settings:
@@ -63,6 +69,12 @@ class Settings:
     def quick(cls) -> Settings:
         return cls(repeats=5, target_seconds=0.004)
 
+    def describe(self) -> str:
+        least = f", at least {self.min_number:,} operations per loop" if self.min_number > 1 else ""
+        return (
+            f"{self.repeats} rounds, timed loops of about {self.target_seconds * 1000:g} ms{least}"
+        )
+
 
 @dataclass
 class Result:
@@ -70,7 +82,9 @@ class Result:
     number: int
     """Loop count of one sample."""
     samples_ns: list[float] = field(default_factory=list)
-    """ns per operation, one per round."""
+    """ns per operation (per unit when the case has ``per``), one per round."""
+    extra: dict[str, float] = field(default_factory=dict)
+    """Figures a suite reports beside the timing (memory, totals); see ``Suite.columns``."""
 
     @property
     def median_ns(self) -> float:
@@ -119,11 +133,14 @@ async def _awaited(value: Awaitable[Mapping[str, Any]]) -> Mapping[str, Any]:
     return await value
 
 
-def _compile(case: Case, loop: asyncio.AbstractEventLoop) -> Timer:
+def _setup(case: Case, loop: asyncio.AbstractEventLoop) -> dict[str, Any]:
     made = case.setup()
     if inspect.isawaitable(made):
         made = loop.run_until_complete(_awaited(made))
-    namespace = dict(made)
+    return dict(made)
+
+
+def _compile(case: Case, namespace: Mapping[str, Any], loop: asyncio.AbstractEventLoop) -> Timer:
     bind = (
         "\n".join(f"    {name} = _ns[{name!r}]" for name in namespace if name.isidentifier())
         or "    pass"
@@ -164,15 +181,32 @@ def _timed(timer: Timer, n: int) -> float:
             gc.enable()
 
 
-def _calibrate(timer: Timer, target: float) -> int:
-    """The smallest loop count in 1, 2, 5, 10, 20, ... whose sample takes ``target``."""
+def _calibrate(timer: Timer, target: float, least: int = 1) -> int:
+    """The smallest loop count in 1, 2, 5, 10, 20, ... whose sample takes ``target``.
+
+    Never less than ``least``.
+    """
     number = 1
     while True:
         for step in (1, 2, 5):
             n = number * step
-            if _timed(timer, n) >= target:
-                return n
+            if n >= least or _timed(timer, n) >= target:
+                return max(n, least)
         number *= 10
+
+
+def _finish(
+    cases: Sequence[Case], namespaces: Sequence[Mapping[str, Any]], loop: asyncio.AbstractEventLoop
+) -> None:
+    for case, namespace in zip(cases, namespaces, strict=False):
+        if case.teardown is not None:
+            done = case.teardown(namespace)
+            if inspect.isawaitable(done):
+                loop.run_until_complete(_awaited_none(done))
+
+
+async def _awaited_none(value: Awaitable[object]) -> None:
+    await value
 
 
 def run(
@@ -183,12 +217,19 @@ def run(
 ) -> list[Result]:
     """Time every case ``settings.repeats`` times, interleaved round by round."""
     loop = asyncio.new_event_loop()
+    namespaces: list[dict[str, Any]] = []
     try:
-        timers = [_compile(case, loop) for case in cases]
+        for case in cases:
+            namespaces.append(_setup(case, loop))
+        timers = [
+            _compile(case, namespace, loop)
+            for case, namespace in zip(cases, namespaces, strict=True)
+        ]
         results = []
         for case, timer in zip(cases, timers, strict=True):
             timer(1)  # first use: compile plans, create singletons
-            results.append(Result(case, _calibrate(timer, settings.target_seconds)))
+            number = _calibrate(timer, settings.target_seconds, settings.min_number)
+            results.append(Result(case, number))
         if progress:
             progress(f"calibrated {len(cases)} cases; timing {settings.repeats} rounds")
         order = list(range(len(cases)))
@@ -198,10 +239,13 @@ def run(
             for index in order:
                 result = results[index]
                 seconds = _timed(timers[index], result.number)
-                result.samples_ns.append(seconds * 1e9 / result.number)
+                result.samples_ns.append(seconds * 1e9 / (result.number * result.case.per))
         return results
     finally:
-        loop.close()
+        try:
+            _finish(cases, namespaces, loop)
+        finally:
+            loop.close()
 
 
 def with_ratios(results: Iterable[Result]) -> dict[str, list[Row]]:

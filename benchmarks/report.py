@@ -8,12 +8,12 @@ import platform
 import subprocess
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
 from benchmarks.harness import Row, Settings
-from benchmarks.suite import Suite, Table, Target
+from benchmarks.suite import Column, Measured, Suite, Table, Target
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,9 @@ class SuiteRun:
     suite: Suite
     table: Table
     targets: Sequence[Target]
+    settings: Settings | None = None
+    """The settings this suite ran with (suites may tune the run's)."""
+    measured: Measured = field(default_factory=Measured)
 
 
 @dataclass(frozen=True)
@@ -94,17 +97,39 @@ def _ns(value: float) -> str:
     return f"{value:,.0f}"
 
 
-def table_markdown(rows: Sequence[Row]) -> str:
-    lines = [
-        "| contender | ns/op (median) | IQR (ns) | x floor | loops x rounds | notes |",
-        "|---|--:|--:|--:|--:|---|",
-    ]
+_SCALE = {"ns": 1.0, "us": 1e3, "ms": 1e6}
+_UNIT_LABEL = {"ns": "ns", "us": "µs", "ms": "ms"}
+
+
+def in_unit(value_ns: float, unit: str) -> str:
+    """``value_ns`` shown in ``unit`` with about three significant digits."""
+    value = value_ns / _SCALE[unit]
+    if unit == "ns" or value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:,.1f}" if value >= 10 else f"{value:,.2f}"
+
+
+def table_markdown(
+    rows: Sequence[Row],
+    *,
+    unit: str = "ns",
+    ratio_title: str = "x floor",
+    columns: Sequence[Column] = (),
+) -> str:
+    label = _UNIT_LABEL[unit]
+    head = f"| contender | {label}/op (median) | IQR ({label}) | {ratio_title} |"
+    rule = "|---|--:|--:|--:|"
+    for column in columns:
+        head += f" {column.title} |"
+        rule += "--:|" if column.right else "---|"
+    lines = [head + " loops x rounds | notes |", rule + "--:|---|"]
     for r in rows:
         res = r.result
         name = f"**{r.case.name}**" if r.case.tag.startswith("ours") else r.case.name
+        extra = "".join(f" {column.value(r)} |" for column in columns)
         lines.append(
-            f"| {name} | {_ns(res.median_ns)} | {res.iqr_ns:,.0f} | {r.ratio:.2f}x "
-            f"| {res.number:,} x {len(res.samples_ns)} | {r.case.note} |"
+            f"| {name} | {in_unit(res.median_ns, unit)} | {in_unit(res.iqr_ns, unit)} "
+            f"| {r.ratio:.2f}x |{extra} {res.number:,} x {len(res.samples_ns)} | {r.case.note} |"
         )
     return "\n".join(lines)
 
@@ -116,16 +141,30 @@ def targets_markdown(targets: Sequence[Target]) -> str:
 
 
 def suite_markdown(run: SuiteRun, *, heading: str = "##") -> str:
-    parts = [f"{heading} {run.suite.title}", ""]
-    parts.append(f"Versions: {versions(run.suite.packages)}.")
-    parts.append("")
-    for key, title in run.suite.scenarios.items():
-        parts += [f"{heading}# {title}", "", table_markdown(run.table[key]), ""]
+    suite = run.suite
+    parts = [f"{heading} {suite.title}", ""]
+    found = [versions(suite.packages)] if suite.packages else []
+    found += list(run.measured.versions)
+    if found:
+        parts += [f"Versions: {'; '.join(found)}.", ""]
+    if run.settings is not None:
+        parts += [f"Settings: {run.settings.describe()}.", ""]
+    for key, title in suite.scenarios.items():
+        if key not in run.table:
+            continue
+        table = table_markdown(
+            run.table[key],
+            unit=suite.units.get(key, "ns"),
+            ratio_title=suite.ratio_titles.get(key, "x floor"),
+            columns=suite.columns.get(key, ()),
+        )
+        parts += [f"{heading}# {title}", "", table, ""]
     if run.targets:
         parts += [f"{heading}# Targets", "", targets_markdown(run.targets), ""]
-    if run.suite.notes:
+    notes = [*suite.notes, *run.measured.notes]
+    if notes:
         parts += [f"{heading}# Notes", ""]
-        parts += [f"- {note}" for note in run.suite.notes]
+        parts += [f"- {note}" for note in notes]
         parts.append("")
     return "\n".join(parts)
 
@@ -149,8 +188,8 @@ def document(
         f"- Command: `{command}`",
         f"- Each figure is the median over {settings.repeats} rounds (one timed loop "
         f"of about {settings.target_seconds * 1000:.0f} ms per case and round, cases "
-        "interleaved in shuffled order, GC off inside a loop); ratios are to the "
-        "floor measured in the same run.",
+        "interleaved in shuffled order, GC off inside a loop) unless a suite says "
+        "otherwise; ratios are to the anchor (the floor) measured in the same run.",
         "",
     ]
     if image:
@@ -173,7 +212,12 @@ def plot(runs: Sequence[SuiteRun], machine: Machine, path: Path) -> bool:
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    panels = [(run, key, title) for run in runs for key, title in run.suite.scenarios.items()]
+    panels = [
+        (run, key, title)
+        for run in runs
+        for key, title in run.suite.scenarios.items()
+        if key in run.table
+    ]
     height = sum(0.9 + 0.32 * len(run.table[key]) for run, key, _ in panels)
     fig, axes = plt.subplots(
         len(panels),
@@ -204,10 +248,11 @@ def plot(runs: Sequence[SuiteRun], machine: Machine, path: Path) -> bool:
             ax.axvline(limit, color="#d62728", linestyle="--", linewidth=0.8)
             ax.text(limit, -0.7, f" target {limit:g}x", color="#d62728", fontsize=7)
         for y, r in zip(positions, rows, strict=True):
+            unit = run.suite.units.get(key, "ns")
             ax.text(
                 r.ratio,
                 y,
-                f" {r.ratio:.2f}x  ({_ns(r.result.median_ns)} ns)",
+                f" {r.ratio:.2f}x  ({in_unit(r.result.median_ns, unit)} {_UNIT_LABEL[unit]})",
                 va="center",
                 fontsize=7,
             )
@@ -215,7 +260,7 @@ def plot(runs: Sequence[SuiteRun], machine: Machine, path: Path) -> bool:
         ax.set_title(f"{run.suite.title}: {title}", fontsize=9, loc="left")
         ax.tick_params(axis="x", labelsize=7)
     axes[-1, 0].set_xlabel(
-        "median time / hand-written floor (same run); lower is better", fontsize=8
+        "median time / the scenario's anchor (same run); lower is better", fontsize=8
     )
     fig.suptitle(f"python -m benchmarks, {machine.line()}", fontsize=7)
     fig.tight_layout()

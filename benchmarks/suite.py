@@ -5,10 +5,33 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from benchmarks.harness import Case, Row
+from benchmarks.harness import Case, Result, Row, Settings
 
 Table = Mapping[str, Sequence[Row]]
 """Rows by scenario, as :func:`benchmarks.harness.with_ratios` returns them."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What the command line decided, for suites that adapt to it."""
+
+    quick: bool
+    settings: Settings
+    """This suite's settings (after its ``tune``)."""
+    venvs: bool | None = None
+    """Contenders in their own virtual environments: True creates or refreshes them,
+    False skips them, None uses them only when they already exist (``--quick``)."""
+    progress: Callable[[str], None] = field(default=lambda _message: None)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """Rows a suite measured outside the harness loop (its own method, another venv)."""
+
+    results: Sequence[Result] = ()
+    notes: Sequence[str] = ()
+    versions: Sequence[str] = ()
+    """Extra ``name version`` strings for the report's versions line."""
 
 
 @dataclass(frozen=True)
@@ -25,6 +48,15 @@ class Target:
 
 
 @dataclass(frozen=True)
+class Column:
+    """An extra column of a scenario's table, read from each row."""
+
+    title: str
+    value: Callable[[Row], str]
+    right: bool = True
+
+
+@dataclass(frozen=True)
 class Suite:
     """One group of benchmarks (container, per-call MCP, HTTP, scale, ...).
 
@@ -37,14 +69,24 @@ class Suite:
     title: str
     scenarios: Mapping[str, str]
     """Scenario key -> its heading in the report, in report order."""
-    cases: Callable[[], Sequence[Case]]
-    verify: Callable[[], None]
+    cases: Callable[[RunOptions], Sequence[Case]]
+    verify: Callable[[RunOptions], None]
     targets: Callable[[Table], Sequence[Target]]
     packages: Sequence[str] = ()
     """Distributions whose installed versions the report names."""
     notes: Sequence[str] = field(default_factory=tuple)
     limits: Mapping[str, float] = field(default_factory=dict)
     """Scenario key -> the target ratio drawn on the plot."""
+    tune: Callable[[Settings, bool], Settings] | None = None
+    """This suite's settings from the run's (and whether the run is ``--quick``)."""
+    measure: Callable[[RunOptions], Measured] | None = None
+    """Rows measured outside the harness loop; merged with the cases' rows."""
+    units: Mapping[str, str] = field(default_factory=dict)
+    """Scenario key -> unit of its figures: ``ns`` (default), ``us`` or ``ms``."""
+    ratio_titles: Mapping[str, str] = field(default_factory=dict)
+    """Scenario key -> title of its ratio column (default ``x floor``)."""
+    columns: Mapping[str, Sequence[Column]] = field(default_factory=dict)
+    """Scenario key -> extra columns after the ratio."""
 
 
 def row(table: Table, scenario: str, tag: str) -> Row:
@@ -53,3 +95,11 @@ def row(table: Table, scenario: str, tag: str) -> Row:
         if candidate.case.tag == tag:
             return candidate
     raise KeyError(f"no row tagged {tag!r} in scenario {scenario!r}")
+
+
+def find(table: Table, scenario: str, tag: str) -> Row | None:
+    """Like :func:`row`, or ``None`` when the scenario or the row was not measured."""
+    for candidate in table.get(scenario, ()):
+        if candidate.case.tag == tag:
+            return candidate
+    return None

@@ -1,0 +1,295 @@
+"""The per-call benchmark: one ``tools/call`` through the SDK's ``mcp.Client``, in process.
+
+The workload (see :mod:`benchmarks.mcp_workload`): ``add(a, b)`` with a
+singleton ``Clock`` and a per-call ``Ledger(clock)`` injected, structured
+output ``{"sum": a + b}``. Each contender is a fresh server with a client
+connected to it once; the timed statement is one ``await client.call_tool(...)``.
+
+In this process (this project's environment, ``mcp`` 2.3.0):
+
+- the floor, a hand-written handler on the SDK's low-level ``Server``;
+- this adapter, a class ``Tool[AddInput, AddOutput]``: singleton by constructor
+  and scoped by ``handle()`` parameter, or both by ``handle()`` parameter;
+- the SDK's ``MCPServer`` with async ``Resolve`` resolvers.
+
+FastMCP with ``Depends`` and dishka-fastmcp run in their own virtual
+environment (``benchmarks/field_venv.py``) with their own floor; those rows
+come back as the ``field-*`` scenarios.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from typing import Any
+
+from mcp.server import Server as SdkServer
+
+from benchmarks import field_venv
+from benchmarks.harness import Case, Settings
+from benchmarks.mcp_workload import (
+    CALL,
+    LEGACY,
+    MODERN,
+    MODES,
+    Clock,
+    Ledger,
+    check_server,
+    connected,
+    disconnect,
+    floor_server,
+    mcpserver_resolve,
+)
+from benchmarks.suite import Column, Measured, RunOptions, Suite, Table, Target, find
+from container import Container
+from mcp_adapter import McpResponse, Server, Tool, build_sdk_server, compile_server
+from schemas import Schema
+
+ERA = {MODERN: "2026-07-28", LEGACY: "2025-11-25 (legacy)"}
+SCENARIO = {MODERN: "modern", LEGACY: "legacy"}
+FIELD = {MODERN: "field-modern", LEGACY: "field-legacy"}
+
+TARGET_RATIO = 1.10
+"""Issues 3 and 8: this adapter at most 1.10x the floor, in both eras."""
+RESOLVE_SHARE = 0.7
+"""Issue 8: at most 0.7x ``MCPServer`` + ``Resolve`` ..."""
+DEPENDS_SHARE = 0.35
+"""... and 0.35x FastMCP + ``Depends``, measured in the same run."""
+
+
+# -- this adapter ---------------------------------------------------------------------
+
+
+class AddInput(Schema):
+    a: int
+    b: int
+
+
+class AddOutput(Schema):
+    sum: int
+
+
+class AddTool(Tool[AddInput, AddOutput]):
+    """Adds two integers (singleton by constructor, scoped by handle parameter)."""
+
+    name = "add"
+
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+
+    async def handle(self, payload: AddInput, ledger: Ledger) -> McpResponse:
+        return McpResponse.structured(
+            AddOutput(sum=ledger.add(payload.a, payload.b) + self.clock.offset)
+        )
+
+
+class AddHandleTool(Tool[AddInput, AddOutput]):
+    """Adds two integers (both services as handle parameters)."""
+
+    name = "add"
+
+    async def handle(self, payload: AddInput, ledger: Ledger, clock: Clock) -> McpResponse:
+        return McpResponse.structured(
+            AddOutput(sum=ledger.add(payload.a, payload.b) + clock.offset)
+        )
+
+
+class ConstructorServer(Server):
+    name = "adapter-constructor"
+    tools = (AddTool,)
+
+
+class HandleServer(Server):
+    name = "adapter-handle"
+    tools = (AddHandleTool,)
+
+
+def services() -> Container:
+    container = Container()
+    container.singleton(Clock)
+    container.scoped(Ledger)
+    return container
+
+
+def adapter(server: type[Server]) -> SdkServer[Any]:
+    container = services()
+    return build_sdk_server(compile_server(server, container), container)
+
+
+def adapter_constructor() -> SdkServer[Any]:
+    return adapter(ConstructorServer)
+
+
+def adapter_handle() -> SdkServer[Any]:
+    return adapter(HandleServer)
+
+
+# -- cases ----------------------------------------------------------------------------
+
+
+def _case(mode: str, name: str, make: Any, tag: str, **more: Any) -> Case:
+    return Case(
+        SCENARIO[mode],
+        name,
+        CALL,
+        connected(make, mode),
+        is_async=True,
+        tag=tag,
+        teardown=disconnect,
+        **more,
+    )
+
+
+def cases(options: RunOptions | None = None) -> list[Case]:
+    found: list[Case] = []
+    for mode in MODES:
+        found += [
+            _case(
+                mode,
+                "low-level Server, hand-written (floor)",
+                floor_server,
+                "floor",
+                anchor=True,
+                note="prebuilt TypeAdapter, services built by hand",
+            ),
+            _case(
+                mode,
+                "this adapter (singleton by constructor, scoped by handle())",
+                adapter_constructor,
+                "ours-constructor",
+            ),
+            _case(mode, "this adapter (both by handle())", adapter_handle, "ours-handle"),
+            _case(
+                mode,
+                "MCPServer + Resolve",
+                mcpserver_resolve,
+                "resolve",
+                note="async resolvers; the singleton resolver returns a prebuilt Clock",
+            ),
+        ]
+    return found
+
+
+def verify(options: RunOptions | None = None) -> None:
+    async def check() -> None:
+        await check_server(floor_server(), "floor")
+        await check_server(adapter_constructor(), "this adapter (constructor)")
+        await check_server(adapter_handle(), "this adapter (handle)")
+        await check_server(mcpserver_resolve(), "MCPServer + Resolve")
+
+    asyncio.run(check())
+
+
+def measure(options: RunOptions) -> Measured:
+    """FastMCP and dishka-fastmcp rows, from their own virtual environment."""
+    return field_venv.measure(options)
+
+
+def tune(settings: Settings, quick: bool) -> Settings:
+    """At least 2,000 calls per timed loop, fewer rounds (a loop takes about a second)."""
+    if quick:
+        return dataclasses.replace(settings, repeats=3, min_number=100)
+    return dataclasses.replace(settings, repeats=11, min_number=2000)
+
+
+# -- targets --------------------------------------------------------------------------
+
+
+def _x(ratio: float) -> str:
+    return f"{ratio:.2f}x"
+
+
+def targets(table: Table) -> list[Target]:
+    found: list[Target] = []
+    for mode in MODES:
+        scenario, era = SCENARIO[mode], ERA[mode]
+        resolve = find(table, scenario, "resolve")
+        for tag, label in (("ours-constructor", "constructor"), ("ours-handle", "handle()")):
+            ours = find(table, scenario, tag)
+            if ours is None:
+                continue
+            found.append(
+                Target(
+                    f"{era}: this adapter ({label}) <= {TARGET_RATIO:.2f}x the floor",
+                    ours.ratio <= TARGET_RATIO,
+                    _x(ours.ratio),
+                )
+            )
+            if resolve is not None:
+                share = ours.result.median_ns / resolve.result.median_ns
+                found.append(
+                    Target(
+                        f"{era}: this adapter ({label}) faster than MCPServer + Resolve",
+                        share < 1.0,
+                        f"{share:.2f}x of its time",
+                    )
+                )
+                found.append(
+                    Target(
+                        f"{era}: this adapter ({label}) <= {RESOLVE_SHARE}x MCPServer + Resolve",
+                        share <= RESOLVE_SHARE,
+                        f"{share:.2f}x",
+                    )
+                )
+    for mode in MODES:
+        scenario, era = FIELD[mode], ERA[mode]
+        ours = find(table, scenario, "ours-constructor")
+        depends = find(table, scenario, "fastmcp-depends")
+        if ours is None or depends is None:
+            continue
+        share = ours.result.median_ns / depends.result.median_ns
+        found.append(
+            Target(
+                f"{era}, field venv: this adapter <= {DEPENDS_SHARE}x FastMCP + Depends",
+                share <= DEPENDS_SHARE,
+                f"{share:.2f}x of FastMCP + Depends",
+            )
+        )
+    return found
+
+
+def _us(value_ns: float) -> str:
+    return f"{value_ns / 1000:,.1f}"
+
+
+def _calls(row: Any) -> str:
+    return f"{row.result.number * len(row.result.samples_ns):,}"
+
+
+_COLUMNS = (Column("calls timed", _calls),)
+
+SUITE = Suite(
+    name="mcp_call",
+    title="Per call: tools/call through mcp.Client, in process",
+    scenarios={
+        SCENARIO[MODERN]: "2026-07-28, direct dispatch (this environment)",
+        SCENARIO[LEGACY]: "2025-11-25, JSON-RPC over memory streams (this environment)",
+        FIELD[MODERN]: f"2026-07-28, field venv ({field_venv.VENV_LABEL}, its own floor)",
+        FIELD[LEGACY]: f"2025-11-25, field venv ({field_venv.VENV_LABEL}, its own floor)",
+    },
+    cases=cases,
+    verify=verify,
+    targets=targets,
+    packages=("mcp-adapter", "mcp", "pydantic"),
+    limits=dict.fromkeys((*SCENARIO.values(), *FIELD.values()), TARGET_RATIO),
+    tune=tune,
+    measure=measure,
+    units=dict.fromkeys((*SCENARIO.values(), *FIELD.values()), "us"),
+    columns=dict.fromkeys((*SCENARIO.values(), *FIELD.values()), _COLUMNS),
+    notes=(
+        "Workload: `add(a: int, b: int)` returning structured `{sum}` and its JSON text, with "
+        "a singleton `Clock` and a per-call `Ledger(clock)` injected. Every contender is "
+        "checked first in both eras: same answer, one new Ledger per call, the Clock never "
+        "rebuilt, and a string for `a` refused.",
+        "Each contender gets its own server and one `mcp.Client(server, mode=...)` entered "
+        "once; the timed statement is `await client.call_tool('add', {'a': 1, 'b': 2})`. "
+        "The client also validates `structuredContent` against the listed output schema, "
+        "for every contender alike.",
+        "The floor lists the same tool and schemas, validates with a prebuilt pydantic "
+        "`TypeAdapter`, builds `Ledger(CLOCK)` by hand and returns a `CallToolResult`.",
+        "Field rows (`field-*`) run in another process, in the virtual environment "
+        f"`{field_venv.VENV_DIR}` that the runner makes with `uv`; their ratios are to the "
+        "floor measured in that process, and only ratios within one table compare. "
+        "Absolute microseconds across tables are from different processes and moments.",
+    ),
+)

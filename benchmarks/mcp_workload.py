@@ -1,0 +1,268 @@
+"""The per-call MCP workload, shared by this environment and the contenders' own venvs.
+
+It imports only the standard library, ``pydantic`` and ``mcp`` (never this
+project's packages), so ``benchmarks/field_bench.py`` can import it inside
+another virtual environment.
+
+The workload: a tool ``add(a: int, b: int)`` returning ``{"sum": a + b}`` as
+structured content (and its JSON text), with two services injected into the
+handler: ``Clock``, one per process (singleton), and ``Ledger(clock)``, one per
+call (scoped). Every contender is driven by the SDK's own ``mcp.Client`` in
+process, in either protocol era, with the same arguments.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AbstractAsyncContextManager
+from typing import Annotated, Any
+
+import mcp
+from mcp import MCPError, types
+from mcp.server import Server as SdkServer
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.resolve import Resolve
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+
+MODERN = "2026-07-28"
+LEGACY = "legacy"
+"""``mcp.Client`` modes: direct dispatch at 2026-07-28, and JSON-RPC over memory
+streams with the 2025-11-25 initialize handshake."""
+MODES = (MODERN, LEGACY)
+
+TOOL = "add"
+ARGUMENTS: dict[str, Any] = {"a": 1, "b": 2}
+EXPECTED = {"sum": 3}
+
+
+class Clock:
+    """The singleton service: one per process (or per container)."""
+
+    created = 0
+
+    def __init__(self) -> None:
+        Clock.created += 1
+        self.offset = 0
+
+
+class Ledger:
+    """The scoped service: one per call; depends on the singleton."""
+
+    created = 0
+
+    def __init__(self, clock: Clock) -> None:
+        Ledger.created += 1
+        self.clock = clock
+
+    def add(self, a: int, b: int) -> int:
+        return a + b + self.clock.offset
+
+
+class AddArguments(BaseModel):
+    """The floor's input model (what the adapter's ``Schema`` is: extra fields forbidden)."""
+
+    model_config = ConfigDict(extra="forbid")
+    a: int
+    b: int
+
+
+class AddResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    sum: int
+
+
+CLOCK = Clock()
+"""The floor's (and the resolver-based contenders') singleton, built once."""
+
+
+# -- the floor: a hand-written handler on the SDK's low-level Server -----------------
+
+_ARGUMENTS = TypeAdapter(AddArguments)
+_RESULT = TypeAdapter(AddResult)
+
+
+def floor_server() -> SdkServer[Any]:
+    """The least a correct server does for this tool on the low-level ``Server``.
+
+    It lists the tool with the same input and output schemas as the others
+    (``mcp.Client`` validates ``structuredContent`` against the listed output
+    schema, and lists the tools itself when it has not seen the tool), validates
+    the arguments with a prebuilt ``TypeAdapter``, builds the two services by
+    hand and returns ``structuredContent`` plus its JSON text.
+    """
+    listing = types.ListToolsResult(
+        tools=[
+            types.Tool(
+                name=TOOL,
+                input_schema=AddArguments.model_json_schema(),
+                output_schema=AddResult.model_json_schema(),
+            )
+        ]
+    )
+
+    async def on_list_tools(
+        ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return listing
+
+    async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name != TOOL:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
+        try:
+            payload = _ARGUMENTS.validate_python(params.arguments or {})
+        except ValidationError:
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text="Invalid tool arguments")],
+                is_error=True,
+            )
+        ledger = Ledger(CLOCK)
+        value = _RESULT.dump_python(
+            AddResult(sum=ledger.add(payload.a, payload.b) + CLOCK.offset), mode="json"
+        )
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=json.dumps(value))],
+            structured_content=value,
+        )
+
+    return SdkServer("floor", on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+
+
+# -- the SDK's MCPServer with its Resolve injection ----------------------------------
+
+
+# Module level: the annotations (strings here) are evaluated in this module's globals.
+
+
+async def get_clock() -> Clock:
+    """The singleton: the prebuilt ``CLOCK``."""
+    return CLOCK
+
+
+async def get_ledger(clock: Annotated[Clock, Resolve(get_clock)]) -> Ledger:
+    """The scoped service: a new ``Ledger`` per call (resolvers are memoized per call)."""
+    return Ledger(clock)
+
+
+def mcpserver_resolve() -> MCPServer:
+    """``MCPServer`` with async ``Resolve`` resolvers (mcp/server/mcpserver/resolve.py)."""
+    app = MCPServer("mcpserver-resolve")
+
+    @app.tool(name=TOOL)
+    async def add(
+        a: int,
+        b: int,
+        ledger: Annotated[Ledger, Resolve(get_ledger)],
+        clock: Annotated[Clock, Resolve(get_clock)],
+    ) -> AddResult:
+        return AddResult(sum=ledger.add(a, b) + clock.offset)
+
+    return app
+
+
+# -- driving a server through mcp.Client ---------------------------------------------
+
+
+async def open_client(
+    make: Callable[[], AbstractAsyncContextManager[mcp.Client]],
+) -> tuple[mcp.Client, Callable[[], Awaitable[None]]]:
+    """Enter a client in a task of its own and leave it open; returns it and its closer.
+
+    anyio's cancel scopes (the client's task group) must be left in the task that
+    entered them, and the harness runs setup, every timed loop and teardown as
+    separate tasks; so one owner task enters the client and waits to be told to
+    leave.
+    """
+    ready = asyncio.Event()
+    leave = asyncio.Event()
+    box: dict[str, mcp.Client] = {}
+
+    async def owner() -> None:
+        async with make() as client:
+            box["client"] = client
+            ready.set()
+            await leave.wait()
+
+    task = asyncio.create_task(owner())
+    waiter = asyncio.create_task(ready.wait())
+    await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    if not ready.is_set():
+        waiter.cancel()
+        task.result()  # raises what went wrong
+        raise RuntimeError("the client task ended before it was ready")
+
+    async def close() -> None:
+        leave.set()
+        await task
+
+    return box["client"], close
+
+
+async def connect(server: Any, mode: str) -> Mapping[str, Any]:
+    """Harness setup: an open client (tools already listed) as ``client``, plus ``args``."""
+    client, close = await open_client(lambda: mcp.Client(server, mode=mode))
+    await client.list_tools()
+    return {"client": client, "args": ARGUMENTS, "_close": close}
+
+
+def connected(
+    make_server: Callable[[], Any], mode: str
+) -> Callable[[], Awaitable[Mapping[str, Any]]]:
+    """A harness ``setup``: build a fresh server and connect a client to it."""
+    return lambda: connect(make_server(), mode)
+
+
+async def disconnect(names: Mapping[str, Any]) -> None:
+    """Harness teardown for :func:`connect`."""
+    await names["_close"]()
+
+
+CALL = 'await client.call_tool("add", args)'
+"""The statement every per-call case times."""
+
+
+# -- checking that a contender does the work ----------------------------------------
+
+
+def check_result(result: types.CallToolResult, who: str) -> None:
+    """The same answer from everyone: structured ``{"sum": 3}`` and its JSON text."""
+    problems = []
+    if result.is_error:
+        problems.append(f"isError: {result.content}")
+    if result.structured_content != EXPECTED:
+        problems.append(f"structuredContent {result.structured_content!r}")
+    texts = [block.text for block in result.content if isinstance(block, types.TextContent)]
+    if len(texts) != 1 or json.loads(texts[0]) != EXPECTED:
+        problems.append(f"text content {texts!r}")
+    if problems:
+        raise AssertionError(f"{who}: {'; '.join(problems)}")
+
+
+async def check_server(server: Any, who: str, *, calls: int = 3) -> None:
+    """Call the tool in both eras; every call builds one Ledger and shares one Clock.
+
+    Also checks that an argument outside the schema is refused, so no contender
+    skips validation.
+    """
+    for mode in MODES:
+        async with mcp.Client(server, mode=mode) as client:
+            await client.list_tools()
+            check_result(await client.call_tool(TOOL, ARGUMENTS), f"{who} ({mode})")
+            ledgers, clocks = Ledger.created, Clock.created
+            for _ in range(calls):
+                check_result(await client.call_tool(TOOL, ARGUMENTS), f"{who} ({mode})")
+            if Ledger.created - ledgers != calls:
+                raise AssertionError(
+                    f"{who} ({mode}): {Ledger.created - ledgers} Ledgers for {calls} calls"
+                )
+            if Clock.created != clocks:
+                raise AssertionError(f"{who} ({mode}): the singleton Clock was built again")
+            logging.disable(logging.WARNING)  # contenders may log the refusal
+            try:
+                refused = await client.call_tool(TOOL, {"a": "one", "b": 2})
+            finally:
+                logging.disable(logging.NOTSET)
+            if not refused.is_error:
+                raise AssertionError(f"{who} ({mode}): invalid arguments were accepted")
