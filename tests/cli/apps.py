@@ -1,0 +1,67 @@
+"""Servers for ``mcp-adapter list`` and ``check``: one fine, one broken in several ways."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from container import Container
+from mcp_adapter import McpResponse, Server, Tool
+from schemas import Schema
+
+
+class Clock(ABC):
+    @abstractmethod
+    def now(self) -> str: ...
+
+
+class Repository:
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+
+
+class LooseTool(Tool):
+    """A tool that declares no annotations."""
+
+    async def handle(self) -> McpResponse:
+        return McpResponse.text("loose")
+
+
+class FineServer(Server):
+    name = "fine"
+    tools = (LooseTool,)
+
+
+class NeedsRepositoryTool(Tool):
+    def __init__(self, repository: Repository) -> None:
+        self.repository = repository
+
+    async def handle(self) -> McpResponse:
+        return McpResponse.text("never")
+
+
+class BadInput(Schema):
+    when: str
+
+
+class BadNameTool(Tool[BadInput]):
+    name = "bad name!"
+
+    async def handle(self, payload: BadInput, clock: Clock) -> McpResponse:
+        return McpResponse.text(payload.when)
+
+
+class BrokenServer(Server):
+    name = "broken"
+    tools = (NeedsRepositoryTool, BadNameTool, LooseTool)
+
+
+def container() -> Container:
+    return Container()
+
+
+def not_a_container() -> str:
+    return "nope"
+
+
+def exploding_container() -> Container:
+    raise RuntimeError("database is down")

@@ -1,0 +1,134 @@
+"""``mcp-adapter list`` and ``check``, and how the CLI reports failures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import anyio
+import pytest
+from examples.demo.container import build_container
+from examples.demo.server import DemoServer
+
+from mcp_adapter.cli import main
+from mcp_adapter.testing import McpTestClient
+from tests.serving.harness import run_cli
+
+DEMO = ["examples.demo.server:DemoServer", "--container", "examples.demo.container:build_container"]
+
+
+def test_list_table(in_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list", *DEMO]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Demo 0.1.0"
+    assert lines[2].split() == ["TOOL", "TITLE", "ANNOTATIONS"]
+    greet = next(line for line in lines if line.startswith("greet "))
+    assert "Greet a user" in greet
+    assert "read-only, non-destructive, idempotent, closed-world" in greet
+    assert any(line.startswith("greeting  demo://greetings/{name}") for line in lines)
+    assert "PROMPT    TITLE" in lines
+
+
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+def test_list_json_is_the_exact_tools_list_result(
+    in_root: Path, capsys: pytest.CaptureFixture[str], era: str
+) -> None:
+    assert main(["list", *DEMO, "--json", "--protocol", era]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    client = McpTestClient(build_container(), DemoServer, protocol=era)  # type: ignore[arg-type]
+    expected = anyio.run(client.list_tools).message["result"]
+    assert printed == expected
+    assert [tool["name"] for tool in printed["tools"]] == ["greet", "summarize"]
+
+
+def test_list_toolsets(in_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list", "tests.serving.apps:toolset_catalog", "--toolsets", "users"]) == 0
+    out = capsys.readouterr().out
+    assert "TOOLSET" in out
+    assert "me " in out
+    assert "list-repos" not in out
+
+
+def test_check_ok_warns_about_unset_annotations(
+    in_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check", "tests.cli.apps:FineServer"]) == 0
+    out = capsys.readouterr().out
+    assert "warning: tool 'loose' has no annotations" in out
+    assert out.splitlines()[-1] == "tests.cli.apps:FineServer: ok (1 tools, 0 resources, 0 prompts)"
+
+
+def test_check_demo_is_clean(in_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", *DEMO]) == 0
+    out = capsys.readouterr().out
+    assert "warning" not in out
+    assert "ok (3 tools, 1 resources, 1 prompts)" in out
+
+
+def test_check_reports_every_problem_with_its_path(
+    in_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["check", "tests.cli.apps:BrokenServer", "--container", "tests.cli.apps:container"]
+    assert main(args) == 1
+    out = capsys.readouterr().out
+    assert "error: missing binding: no binding for Clock" in out
+    assert "path: NeedsRepositoryTool -> Repository(clock) -> ???" in out
+    assert "error: invalid binding: invalid name 'bad name!'" in out
+    assert "path: BadNameTool.handle(clock) -> ???" in out
+    assert "warning" not in out  # nothing compiled, so nothing to warn about
+    assert out.splitlines()[-1] == "tests.cli.apps:BrokenServer: 3 problems"
+    assert "Traceback" not in out
+
+
+def test_serve_reports_compile_problems_in_one_block(in_root: Path) -> None:
+    result = run_cli(["serve", "tests.cli.apps:BrokenServer"])
+    assert result.returncode == 2
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("error: cannot compile tests.cli.apps:BrokenServer: ")
+    assert (
+        lines[-1] == "hint: run `mcp-adapter check tests.cli.apps:BrokenServer` after fixing them"
+    )
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["list", "nowhere.module:Server"], "error: cannot import module 'nowhere.module'"),
+        (["list", "examples.demo.server"], "is not of the form MODULE:ATTR"),
+        (["list", "examples.demo.server:Nope"], "has no attribute 'Nope'"),
+        (["list", "examples.demo.server:GreetTool"], "not something to serve"),
+        (
+            ["list", *DEMO[:1], "--container", "tests.cli.apps:not_a_container"],
+            "is a str, not a Container",
+        ),
+        (
+            ["list", *DEMO[:1], "--container", "tests.cli.apps:exploding_container"],
+            "RuntimeError: database is down",
+        ),
+        (["serve", *DEMO[:1], "--workers", "2"], "error: --workers only apply to HTTP"),
+        (["serve", *DEMO[:1], "--http", "--workers", "2", "--stateful"], "cannot be spread"),
+    ],
+)
+def test_errors_are_one_line_and_a_hint(
+    in_root: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    assert message in lines[0]
+    assert len(lines) <= 2
+    assert "Traceback" not in err
+
+
+def test_debug_shows_the_traceback(in_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["list", *DEMO[:1], "--container", "tests.cli.apps:exploding_container", "--debug"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" in err
+    assert "database is down" in err
+
+
+def test_no_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert "serve" in capsys.readouterr().err
