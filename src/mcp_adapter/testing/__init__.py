@@ -1,6 +1,57 @@
-"""Testing helpers: a client over real JSON-RPC serialization and result assertions."""
+"""Testing helpers: a client over real JSON-RPC serialization, result assertions,
+hypothesis strategies and the schema-separation check.
+
+``payloads``, ``from_json_schema``, ``assert_schema_separation`` and their
+companions need ``hypothesis`` (``pip install 'mcp-adapter[testing]'``); they
+are imported on first use, so ``McpTestClient`` works without it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from mcp_adapter.testing.client import McpTestClient
 from mcp_adapter.testing.result import McpResult
 
-__all__ = ["McpResult", "McpTestClient"]
+if TYPE_CHECKING:
+    from mcp_adapter.testing.separation import (
+        SchemaSeparationError,
+        SeparationReport,
+        assert_schema_separation,
+        injected_parameters,
+        schema_problems,
+    )
+    from mcp_adapter.testing.strategies import from_json_schema, payloads
+
+_LAZY = {
+    "payloads": "mcp_adapter.testing.strategies",
+    "from_json_schema": "mcp_adapter.testing.strategies",
+    "assert_schema_separation": "mcp_adapter.testing.separation",
+    "SchemaSeparationError": "mcp_adapter.testing.separation",
+    "SeparationReport": "mcp_adapter.testing.separation",
+    "injected_parameters": "mcp_adapter.testing.separation",
+    "schema_problems": "mcp_adapter.testing.separation",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcp_adapter.testing' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "McpResult",
+    "McpTestClient",
+    "SchemaSeparationError",
+    "SeparationReport",
+    "assert_schema_separation",
+    "from_json_schema",
+    "injected_parameters",
+    "payloads",
+    "schema_problems",
+]

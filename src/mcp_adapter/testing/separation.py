@@ -1,0 +1,401 @@
+"""``assert_schema_separation``: prove, over a whole server, that injected parameters
+stay out of what clients see and send.
+
+For every tool it checks, statically, that the published ``inputSchema`` (both
+protocol eras) is the input contract's schema and names no injected parameter
+(service, ``McpRequest``, HTTP request); then, through ``McpTestClient`` and
+real JSON-RPC serialization, that
+
+- generated valid payloads are accepted and reach the handler, with every
+  injected parameter filled by the container, never by the payload;
+- a payload carrying an injected parameter's name as a key never replaces the
+  injected value (the contract rejects the unknown key, or ignores it);
+- invalid payloads are answered ``Invalid tool arguments`` without reaching the
+  handler, and without echoing the rejected value.
+
+By default the handlers themselves do not run: each is swapped for a probe that
+records what it would have received, and visibility hooks are bypassed, so the
+check needs no data and has no side effects (services are still built). With
+``run_handlers=True`` the real handlers run on the generated payloads, and the
+check only asserts that none is rejected as invalid.
+
+Needs ``hypothesis`` (``pip install 'mcp-adapter[testing]'``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import anyio.from_thread
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from container import Container
+from mcp_adapter.catalog import Catalog, CompiledTool, Hooks
+from mcp_adapter.compiler import compile_server
+from mcp_adapter.components import Server
+from mcp_adapter.handlers import Slot, Source
+from mcp_adapter.request import McpRequest
+from mcp_adapter.response import McpResponse
+from mcp_adapter.testing.client import LEGACY, MODERN, McpTestClient, Protocol
+from mcp_adapter.testing.result import McpResult
+from mcp_adapter.testing.strategies import accepts, payloads
+
+INJECTED = (Source.SERVICE, Source.REQUEST, Source.HTTP_REQUEST)
+"""The sources whose parameters a client must never see or fill."""
+
+INVALID_ARGUMENTS = "Invalid tool arguments"
+
+
+class SchemaSeparationError(AssertionError):
+    """What ``assert_schema_separation`` found, every problem at once."""
+
+    def __init__(self, server: str, problems: Sequence[str]) -> None:
+        self.problems = tuple(problems)
+        lines = "\n".join(f"- {p}" for p in self.problems)
+        super().__init__(f"schema separation of {server}: {len(self.problems)} problem(s)\n{lines}")
+
+
+@dataclass
+class SeparationReport:
+    """What a passing check covered."""
+
+    server: str
+    tools: int = 0
+    calls: int = 0
+    """``tools/call`` requests sent, over every era."""
+    valid: int = 0
+    injected_keys: int = 0
+    invalid: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def injected_parameters(tool: CompiledTool) -> dict[str, Slot]:
+    """The handler parameters of ``tool`` filled by the server, by name."""
+    return {slot.name: slot for slot in tool.handler.slots if slot.source in INJECTED}
+
+
+def _properties(schema: Mapping[str, Any]) -> set[str]:
+    props = schema.get("properties")
+    return set(props) if isinstance(props, Mapping) else set()
+
+
+def _type_name(key: Any) -> str | None:
+    return getattr(key, "__name__", None) if isinstance(key, type) else None
+
+
+def schema_problems(tool: CompiledTool) -> list[str]:
+    """Static checks of one tool's published input schema against its handler plan."""
+    problems: list[str] = []
+    injected = injected_parameters(tool)
+    whole_payload = tool.handler.payload is not None and not tool.spread
+    own_fields = _properties(tool.input.json_schema) if whole_payload else set()
+    for era, entry in (("2026-07-28", tool.modern), ("2025-11-25", tool.legacy)):
+        schema = entry.input_schema
+        if schema != tool.input.json_schema:
+            problems.append(
+                f"{tool.name} ({era}): the published inputSchema is not the input contract's schema"
+            )
+        leaked = sorted((_properties(schema) & set(injected)) - own_fields)
+        if leaked:
+            problems.append(
+                f"{tool.name} ({era}): inputSchema names injected parameter(s) {', '.join(leaked)}"
+            )
+        defs = schema.get("$defs") or {}
+        types = {name for slot in injected.values() if (name := _type_name(slot.key))}
+        named = sorted(types & set(defs))
+        if named:
+            problems.append(
+                f"{tool.name} ({era}): inputSchema describes injected type(s) {', '.join(named)}"
+            )
+    return problems
+
+
+# -- the probe: the real dispatch path, with the handler body swapped out -------------------
+
+
+@dataclass
+class _Probe:
+    calls: list[dict[str, Any]] = field(default_factory=list)
+
+    async def __call__(self, **kwargs: Any) -> McpResponse:
+        self.calls.append(kwargs)
+        return McpResponse.text("probe")
+
+
+def _probed(catalog: Catalog) -> tuple[Catalog, dict[str, _Probe]]:
+    probes: dict[str, _Probe] = {}
+    tools: dict[str, CompiledTool] = {}
+    for name, tool in catalog.tools.items():
+        probe = probes[name] = _Probe()
+        handler = dataclasses.replace(tool.handler, function=probe, is_async=True, http_requests=())
+        tools[name] = dataclasses.replace(tool, handler=handler, hooks=Hooks(), output=None)
+    return dataclasses.replace(catalog, tools=MappingProxyType(tools)), probes
+
+
+def _is_instance(value: Any, key: Any) -> bool | None:
+    """``isinstance`` when it can be asked (``None`` for protocols, generics...)."""
+    if not isinstance(key, type):
+        return None
+    try:
+        return isinstance(value, key)
+    except TypeError:
+        return None
+
+
+def _check_received(
+    tool: CompiledTool, sent: Mapping[str, Any], received: Mapping[str, Any], marker: str
+) -> list[str]:
+    """What is wrong with the arguments the handler received for payload ``sent``."""
+    problems: list[str] = []
+    expected = tool.input.validate(dict(sent))
+    for slot in tool.handler.slots:
+        value = received.get(slot.name, _MISSING)
+        where = f"parameter {slot.name!r} ({slot.source.value})"
+        if slot.source in INJECTED:
+            if slot.source is Source.HTTP_REQUEST:
+                continue  # not available in process; the probe does not ask for it
+            if value is _MISSING:
+                problems.append(f"{where} was not filled")
+            elif isinstance(value, str) and value == marker:
+                problems.append(f"{where} received the value a client sent under its name")
+            elif slot.source is Source.REQUEST and not isinstance(value, McpRequest):
+                problems.append(f"{where} received {type(value).__name__}, not McpRequest")
+            elif _is_instance(value, slot.key) is False:
+                problems.append(f"{where} received {type(value).__name__}")
+        elif slot.source is Source.PAYLOAD:
+            if value is _MISSING or tool.input.dump(value) != tool.input.dump(expected):
+                problems.append(f"{where} is not the validated payload")
+        elif slot.source is Source.ARGUMENT:
+            if value is _MISSING or value != getattr(expected, slot.name, _MISSING):
+                problems.append(f"{where} is not the payload field of that name")
+        elif slot.source is Source.DEFAULT and value is not _MISSING:
+            problems.append(f"{where} was filled although it is left to its default")
+    return problems
+
+
+_MISSING: Any = object()
+
+
+def _said(result: McpResult) -> str:
+    if result.error is not None:
+        return str(result.error.get("message", ""))
+    return "\n".join(result.texts)
+
+
+# -- mutations that make a payload invalid ----------------------------------------------------
+
+
+def _invalid_variants(
+    tool: CompiledTool, payload: dict[str, Any], marker: str
+) -> st.SearchStrategy[dict[str, Any]]:
+    schema = tool.input.json_schema
+    required = [name for name in schema.get("required", ()) if name in payload]
+    keys = sorted(payload)
+    options: list[st.SearchStrategy[dict[str, Any]]] = [
+        st.just({**payload, "not-a-field": marker}),
+    ]
+    if required:
+        options.append(
+            st.sampled_from(required).map(lambda k: {n: v for n, v in payload.items() if n != k})
+        )
+    if keys:
+        wrong = st.sampled_from([{marker: [marker]}, [marker, {"x": marker}], marker, 1.5, True])
+        options.append(
+            st.tuples(st.sampled_from(keys), wrong).map(lambda kv: {**payload, kv[0]: kv[1]})
+        )
+    return st.one_of(options)
+
+
+# -- the check --------------------------------------------------------------------------------
+
+
+def _catalog_of(server: Any, container: Container) -> Catalog:
+    if isinstance(server, Catalog):
+        return server
+    if isinstance(server, type) and issubclass(server, Server):
+        return compile_server(server, container)
+    compile_ = getattr(server, "compile", None)
+    if callable(compile_):
+        catalog = compile_(container)
+        if isinstance(catalog, Catalog):
+            return catalog
+    raise TypeError(f"cannot check {server!r}: expected a Server class, a Catalog or a Platform")
+
+
+def _settings(max_examples: int) -> settings:
+    return settings(
+        max_examples=max_examples,
+        deadline=None,
+        database=None,
+        derandomize=False,
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.filter_too_much,
+            HealthCheck.data_too_large,
+        ],
+    )
+
+
+@contextmanager
+def _portal() -> Iterator[anyio.from_thread.BlockingPortal]:
+    with anyio.from_thread.start_blocking_portal() as portal:
+        yield portal
+
+
+class _ToolCheck:
+    """The dynamic checks of one tool in one protocol era."""
+
+    def __init__(
+        self,
+        tool: CompiledTool,
+        client: McpTestClient,
+        probe: _Probe | None,
+        call: Callable[[str, dict[str, Any]], McpResult],
+        report: SeparationReport,
+        era: str,
+    ) -> None:
+        self.tool = tool
+        self.client = client
+        self.probe = probe
+        self.call = call
+        self.report = report
+        self.era = era
+        self.marker = f"mcp-adapter-probe-{secrets.token_hex(4)}"
+
+    def _send(self, payload: dict[str, Any]) -> McpResult:
+        if self.probe is not None:
+            self.probe.calls.clear()
+        self.report.calls += 1
+        return self.call(self.tool.name, payload)
+
+    def _fail(self, why: str, payload: Any, result: McpResult | None = None) -> None:
+        said = f"; server said {_said(result)!r}" if result is not None else ""
+        raise AssertionError(f"{self.tool.name} ({self.era}): {why}; payload {payload!r}{said}")
+
+    def valid(self, payload: dict[str, Any]) -> None:
+        self.report.valid += 1
+        result = self._send(payload)
+        if INVALID_ARGUMENTS in _said(result):
+            self._fail("a valid payload was rejected as invalid", payload, result)
+        if self.probe is None:
+            return
+        if result.is_error or len(self.probe.calls) != 1:
+            self._fail("a valid payload did not reach the handler", payload, result)
+        problems = _check_received(self.tool, payload, self.probe.calls[0], self.marker)
+        if problems:
+            self._fail("; ".join(problems), payload)
+
+    def injected_key(self, payload: dict[str, Any], name: str) -> None:
+        assert self.probe is not None
+        self.report.injected_keys += 1
+        sent = {**payload, name: self.marker}
+        result = self._send(sent)
+        if not accepts(self.tool.input, sent):
+            if INVALID_ARGUMENTS not in _said(result) or self.probe.calls:
+                self._fail(
+                    f"a payload key named like injected parameter {name!r} was not rejected",
+                    sent,
+                    result,
+                )
+            return
+        if len(self.probe.calls) != 1:
+            self._fail("the payload did not reach the handler", sent, result)
+        problems = _check_received(self.tool, sent, self.probe.calls[0], self.marker)
+        if problems:
+            self._fail("; ".join(problems), sent)
+
+    def invalid(self, payload: dict[str, Any]) -> None:
+        assert self.probe is not None
+        self.report.invalid += 1
+        result = self._send(payload)
+        said = _said(result)
+        if INVALID_ARGUMENTS not in said or self.probe.calls:
+            self._fail("an invalid payload was not rejected before the handler", payload, result)
+        if self.marker in said:
+            self._fail("the rejection echoes the rejected value", payload, result)
+
+    def run(self, max_examples: int) -> None:
+        tool = self.tool
+        names = sorted(injected_parameters(tool))
+        probing = self.probe is not None
+
+        @_settings(max_examples)
+        @given(data=st.data())
+        def body(data: st.DataObject) -> None:
+            payload = data.draw(payloads(tool), label="payload")
+            self.valid(payload)
+            if not probing:
+                return
+            if names:
+                self.injected_key(payload, data.draw(st.sampled_from(names), label="injected"))
+            bad = data.draw(_invalid_variants(tool, payload, self.marker), label="invalid")
+            if not accepts(tool.input, bad):  # a permissive contract may accept a variant
+                self.invalid(bad)
+
+        body()
+
+
+def _messages(error: BaseException) -> list[str]:
+    """One line per failure (hypothesis groups distinct failures of one test)."""
+    if isinstance(error, BaseExceptionGroup):
+        return [line for inner in error.exceptions for line in _messages(inner)]
+    text = str(error).strip()
+    return [text.splitlines()[0] if text else repr(error)]
+
+
+def assert_schema_separation(
+    server: type[Server] | Catalog | Any,
+    container: Container,
+    *,
+    max_examples: int = 20,
+    protocols: Sequence[Protocol] = (MODERN, LEGACY),
+    run_handlers: bool = False,
+) -> SeparationReport:
+    """Check every tool of ``server``; raise ``SchemaSeparationError`` listing every problem.
+
+    ``server`` is a ``Server`` class, a compiled ``Catalog`` or anything with
+    ``compile(container)`` (an extensions ``Platform``). ``max_examples``
+    payloads are generated per tool and protocol era. Call it from a plain
+    (synchronous) test: it runs its own event loop in a worker thread.
+    """
+    catalog = _catalog_of(server, container)
+    report = SeparationReport(server=catalog.name, tools=len(catalog.tools))
+    for tool in catalog.tools.values():
+        report.problems.extend(schema_problems(tool))
+    served, probes = (catalog, {}) if run_handlers else _probed(catalog)
+    with _portal() as portal:
+        for era in protocols:
+            client = McpTestClient(container, served, protocol=era)
+
+            def call(
+                name: str, payload: dict[str, Any], client: McpTestClient = client
+            ) -> McpResult:
+                result: McpResult = portal.call(client.tool, name, payload)
+                return result
+
+            for name, tool in catalog.tools.items():
+                check = _ToolCheck(tool, client, probes.get(name), call, report, era)
+                try:
+                    check.run(max_examples)
+                except Exception as exc:  # noqa: BLE001 - every tool is reported
+                    report.problems.extend(_messages(exc))
+    if report.problems:
+        raise SchemaSeparationError(catalog.name, report.problems)
+    return report
+
+
+__all__ = [
+    "INJECTED",
+    "SchemaSeparationError",
+    "SeparationReport",
+    "assert_schema_separation",
+    "injected_parameters",
+    "schema_problems",
+]
