@@ -197,6 +197,7 @@ class McpResponse:
         ``elicitation/create`` request itself and calls the handler again with
         the same two fields filled, so one handler serves both eras.
         ``schema`` is a flat ``Schema`` class or a JSON Schema object.
+        Only tools can ask: returned from a resource or a prompt, it is an error.
         """
         requested = schema if isinstance(schema, Mapping) else _json_schema(schema)
         params = types.ElicitRequestFormParams(message=message, requested_schema=dict(requested))
