@@ -122,10 +122,11 @@ def compile_spec(
                     "define it as `async def middleware(call, call_next)`",
                 )
             )
-    params = split_parameters(handler, label, container, problems)
+    reported: list[str] = []
+    params = split_parameters(handler, label, container, problems, reported)
     model = arguments_model(f"{spec.name}Arguments", params, label, problems)
     names = tuple(param.name for param in params)
-    plan, found = plan_function(handler, container, label=label, argument_names=names)
+    plan, found = plan_function(handler, container, label=label, argument_names=(*names, *reported))
     problems.extend(found)
     output = _output(handler, label, problems)
     if len(problems) > before or plan is None or model is None:

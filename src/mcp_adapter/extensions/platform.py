@@ -194,7 +194,9 @@ def _load(entry_point: importlib.metadata.EntryPoint) -> McpExtension:
     where = f"entry point {entry_point.name!r} ({entry_point.value}) in group {entry_point.group!r}"
     try:
         target = entry_point.load()
-        extension = target if isinstance(target, McpExtension) else target()
+        extension = (
+            target() if callable(target) and not isinstance(target, McpExtension) else target
+        )
     except Exception as exc:
         raise ExtensionLoadError(f"cannot load {where}: {exc}") from exc
     if not isinstance(extension, McpExtension):

@@ -60,7 +60,7 @@ def _describable(annotation: Any) -> str | None:
     try:
         TypeAdapter(annotation).json_schema()
     except Exception as exc:  # noqa: BLE001 - any failure means "not an argument type"
-        return str(exc).splitlines()[0]
+        return str(exc).splitlines()[0].split(". ")[0]
     return None
 
 
@@ -69,13 +69,19 @@ def _has_field_info(param: Param) -> bool:
 
 
 def split_parameters(
-    function: Callable[..., Any], label: str, container: Container, problems: list[Problem]
+    function: Callable[..., Any],
+    label: str,
+    container: Container,
+    problems: list[Problem],
+    reported: list[str] | None = None,
 ) -> list[Param]:
     """The parameters of ``function`` that are tool arguments, in order.
 
     Appends to ``problems`` what makes a parameter neither an argument nor
-    injectable, or both at once.
+    injectable, or both at once, and the names of those parameters to
+    ``reported`` (so the handler plan does not report them again).
     """
+    reported = reported if reported is not None else []
     try:
         params = parameters(function)
     except (AnnotationError, ValueError) as exc:
@@ -97,6 +103,7 @@ def split_parameters(
         elif autowirable(key) and container.node(key).ok:
             if _is_data_type(key):
                 problems.append(_ambiguous(param, label, here))
+                reported.append(param.name)
             # else: a service the container autowires
         else:
             reason = _describable(param.annotation)
@@ -104,6 +111,7 @@ def split_parameters(
                 arguments.append(param)
             elif not param.has_default:
                 problems.append(_no_source(param, label, here, container, reason))
+                reported.append(param.name)
             # else: left to its default, as for class tools
     return arguments
 
@@ -123,7 +131,10 @@ def _no_source(
     param: Param, label: str, here: tuple[str, ...], container: Container, reason: str
 ) -> Problem:
     name = type_name(param.key)
-    missing = "; ".join(found.message for found in container.node(param.key).problems)
+    missing = "; ".join(
+        f"{' -> '.join(found.path)}: {found.message}" if found.path else found.message
+        for found in container.node(param.key).problems
+    )
     return problem(
         here,
         f"parameter {param.name}: {name} of {label} is neither an argument (pydantic cannot "
