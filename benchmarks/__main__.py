@@ -23,6 +23,7 @@ from benchmarks.suite import Measured, RunOptions, Suite
 SUITES: dict[str, str] = {
     "container": "benchmarks.container_suite",
     "mcp_call": "benchmarks.mcp_call_suite",
+    "scale": "benchmarks.scale_suite",
 }
 """Suite name -> module holding its ``SUITE``; run in this order."""
 
@@ -137,10 +138,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         say("verifying contenders")
         suite.verify(options)
+        # Rows measured by the suite's own method first: they may want a process that
+        # has not yet built every case's objects (cold compiles, say).
+        measured = suite.measure(options) if suite.measure is not None else Measured()
         cases = suite.cases(options)
         say(f"{len(cases)} cases; {options.settings.describe()}")
         results = harness.run(cases, options.settings, progress=say) if cases else []
-        measured = suite.measure(options) if suite.measure is not None else Measured()
         table = harness.with_ratios([*results, *measured.results])
         run = report.SuiteRun(suite, table, suite.targets(table), options.settings, measured)
         runs.append(run)

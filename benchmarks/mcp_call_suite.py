@@ -29,15 +29,18 @@ from benchmarks import field_venv
 from benchmarks.harness import Case, Settings
 from benchmarks.mcp_workload import (
     CALL,
+    HANDLE,
     LEGACY,
     MODERN,
     MODES,
     Clock,
     Ledger,
+    check_handler,
     check_server,
     connected,
     disconnect,
     floor_server,
+    handler_names,
     mcpserver_resolve,
 )
 from benchmarks.suite import Column, Measured, RunOptions, Suite, Table, Target, find
@@ -47,6 +50,7 @@ from schemas import Schema
 
 ERA = {MODERN: "2026-07-28", LEGACY: "2025-11-25 (legacy)"}
 SCENARIO = {MODERN: "modern", LEGACY: "legacy"}
+HANDLER = "handler"
 FIELD = {MODERN: "field-modern", LEGACY: "field-legacy"}
 
 TARGET_RATIO = 1.10
@@ -167,6 +171,15 @@ def cases(options: RunOptions | None = None) -> list[Case]:
                 note="async resolvers; the singleton resolver returns a prebuilt Clock",
             ),
         ]
+    handler: list[tuple[str, Any, str, dict[str, Any]]] = [
+        ("floor's handler", floor_server, "floor", {"anchor": True}),
+        ("this adapter's handler (constructor)", adapter_constructor, "ours-constructor", {}),
+        ("this adapter's handler (handle())", adapter_handle, "ours-handle", {}),
+    ]
+    found += [
+        Case(HANDLER, name, HANDLE, handler_names(make), is_async=True, tag=tag, **more)
+        for name, make, tag, more in handler
+    ]
     return found
 
 
@@ -176,6 +189,9 @@ def verify(options: RunOptions | None = None) -> None:
         await check_server(adapter_constructor(), "this adapter (constructor)")
         await check_server(adapter_handle(), "this adapter (handle)")
         await check_server(mcpserver_resolve(), "MCPServer + Resolve")
+        await check_handler(floor_server(), "floor")
+        await check_handler(adapter_constructor(), "this adapter (constructor)")
+        await check_handler(adapter_handle(), "this adapter (handle)")
 
     asyncio.run(check())
 
@@ -266,6 +282,7 @@ SUITE = Suite(
         SCENARIO[LEGACY]: "2025-11-25, JSON-RPC over memory streams (this environment)",
         FIELD[MODERN]: f"2026-07-28, field venv ({field_venv.VENV_LABEL}, its own floor)",
         FIELD[LEGACY]: f"2025-11-25, field venv ({field_venv.VENV_LABEL}, its own floor)",
+        HANDLER: "The tools/call handler alone, awaited directly (no client, no SDK dispatch)",
     },
     cases=cases,
     verify=verify,
@@ -274,8 +291,8 @@ SUITE = Suite(
     limits=dict.fromkeys((*SCENARIO.values(), *FIELD.values()), TARGET_RATIO),
     tune=tune,
     measure=measure,
-    units=dict.fromkeys((*SCENARIO.values(), *FIELD.values()), "us"),
-    columns=dict.fromkeys((*SCENARIO.values(), *FIELD.values()), _COLUMNS),
+    units=dict.fromkeys((*SCENARIO.values(), *FIELD.values(), HANDLER), "us"),
+    columns=dict.fromkeys((*SCENARIO.values(), *FIELD.values(), HANDLER), _COLUMNS),
     notes=(
         "Workload: `add(a: int, b: int)` returning structured `{sum}` and its JSON text, with "
         "a singleton `Clock` and a per-call `Ledger(clock)` injected. Every contender is "
@@ -287,6 +304,10 @@ SUITE = Suite(
         "for every contender alike.",
         "The floor lists the same tool and schemas, validates with a prebuilt pydantic "
         "`TypeAdapter`, builds `Ledger(CLOCK)` by hand and returns a `CallToolResult`.",
+        "The handler table awaits each server's registered `tools/call` handler directly "
+        "with a `ServerRequestContext` (2026-07-28, no session) and the same params: the "
+        "server's own work, without the client, the SDK's dispatch and serialization. "
+        "MCPServer's handler needs a live session, so it is not in that table.",
         "Field rows (`field-*`) run in another process, in the virtual environment "
         f"`{field_venv.VENV_DIR}` that the runner makes with `uv`; their ratios are to the "
         "floor measured in that process, and only ratios within one table compare. "

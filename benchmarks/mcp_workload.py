@@ -23,6 +23,7 @@ from typing import Annotated, Any
 import mcp
 from mcp import MCPError, types
 from mcp.server import Server as SdkServer
+from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.resolve import Resolve
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
@@ -221,6 +222,49 @@ async def disconnect(names: Mapping[str, Any]) -> None:
 
 CALL = 'await client.call_tool("add", args)'
 """The statement every per-call case times."""
+
+HANDLE = "await handler(ctx, params)"
+"""The statement of the handler-only cases: the ``tools/call`` handler, awaited directly."""
+
+
+def handler_of(server: Any) -> Callable[..., Awaitable[Any]]:
+    """The ``tools/call`` handler a low-level ``Server`` registered."""
+    entry = server.get_request_handler("tools/call")
+    if entry is None:
+        raise LookupError("the server has no tools/call handler")
+    handler: Callable[..., Awaitable[Any]] = entry.handler
+    return handler
+
+
+def request_context(protocol_version: str = MODERN) -> ServerRequestContext[Any, Any]:
+    """A ``ServerRequestContext`` as the SDK's runner builds one, without a session."""
+    return ServerRequestContext(
+        session=None,  # type: ignore[arg-type]  # nothing on this path sends to the client
+        lifespan_context={},
+        protocol_version=protocol_version,
+        method="tools/call",
+        params={"name": TOOL, "arguments": ARGUMENTS},
+        request_id=1,
+    )
+
+
+def handler_names(make_server: Callable[[], Any]) -> Callable[[], Mapping[str, Any]]:
+    """A harness ``setup`` for :data:`HANDLE`: the handler, a context and the params."""
+
+    def setup() -> Mapping[str, Any]:
+        return {
+            "handler": handler_of(make_server()),
+            "ctx": request_context(),
+            "params": types.CallToolRequestParams(name=TOOL, arguments=dict(ARGUMENTS)),
+        }
+
+    return setup
+
+
+async def check_handler(server: Any, who: str) -> None:
+    """The handler alone gives the same answer as through the client."""
+    names = handler_names(lambda: server)()
+    check_result(await names["handler"](names["ctx"], names["params"]), f"{who} (handler)")
 
 
 # -- checking that a contender does the work ----------------------------------------

@@ -1,0 +1,516 @@
+"""Scale: compile time, memory and ``tools/list`` latency for servers of many tools.
+
+Servers of 10, 100, 1,000 and 10,000 tool classes are generated with
+``type()``, each tool with a small input contract of its own made with
+``pydantic.create_model(__base__=Schema)``, once without and once with a
+visibility hook (``def shouldRegister(self) -> bool: return True``).
+
+- **compile**: ``compile_server`` on a fresh container with the contract cache
+  emptied first (a cold start), timed with the garbage collector on, as at a
+  real start-up, and again with it off; reported per tool. Each size runs in a
+  process of its own that holds only that server's tool classes. Memory: what
+  ``compile_server`` and then ``build_sdk_server`` leave allocated
+  (``tracemalloc``), per tool.
+- **tools/list**: through ``mcp.Client`` (2026-07-28, the client's response
+  cache bypassed): the first page, and every page of a full listing (cursor
+  walk) reported per page. Pages hold 100 tools.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import gc
+import json
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import mcp
+import pydantic
+from mcp.server import Server as SdkServer
+from pydantic import Field
+
+from benchmarks.harness import Case, Result, Row, Settings
+from benchmarks.mcp_workload import MODERN, open_client
+from benchmarks.suite import Column, Measured, RunOptions, Suite, Table, Target, find
+from container import Container
+from mcp_adapter import McpResponse, Server, Tool, build_sdk_server, compile_server
+from schemas import Contract, Schema
+
+ROOT = Path(__file__).resolve().parent.parent
+SIZES = (10, 100, 1_000, 10_000)
+QUICK_SIZES = (10, 100, 1_000)
+PAGE = 100
+"""The catalog's page size (``Catalog.page_size``)."""
+ANCHOR_SIZE = 100
+WARM_UP_SIZE = 2
+
+COMPILE = "compile"
+LISTING = "list"
+
+COMPILE_LIMIT_SECONDS = 1.0
+"""Issue 8: compiling 1,000 tools under 1 s."""
+FLAT = 1.25
+"""A page of a big server may cost at most this much more than the 100-tool server's page."""
+
+FIRST = "await client.list_tools(cache_mode='bypass')"
+WALK = """
+cursor = None
+while True:
+    page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+    cursor = page.next_cursor
+    if cursor is None:
+        break
+"""
+
+
+# -- generated servers --------------------------------------------------------------
+
+
+async def handle(self: Any, payload) -> McpResponse:  # type: ignore[no-untyped-def]
+    """The handler every generated tool shares.
+
+    ``payload`` stays unannotated: the adapter then gives it each tool's own input.
+    """
+    return McpResponse.text("ok")
+
+
+class HookCalls:
+    count = 0
+
+
+def should_register(self: Any) -> bool:
+    """The visibility hook of the ``with hook`` variant: always visible."""
+    HookCalls.count += 1
+    return True
+
+
+_models: dict[int, list[type[Schema]]] = {}
+_servers: dict[tuple[int, bool], type[Server]] = {}
+
+
+def models(size: int) -> list[type[Schema]]:
+    """``size`` distinct small input contracts (made once per size and kept)."""
+    if size not in _models:
+        _models[size] = [
+            pydantic.create_model(
+                f"Scale{size}Input{i}",
+                __base__=Schema,
+                query=(str, Field(description=f"What tool {i} looks for")),
+                limit=(int, Field(10, ge=1, le=100)),
+            )
+            for i in range(size)
+        ]
+    return _models[size]
+
+
+def server(size: int, hooks: bool) -> type[Server]:
+    """A ``Server`` declaring ``size`` generated tool classes."""
+    key = (size, hooks)
+    if key not in _servers:
+        tools = []
+        for i, contract in enumerate(models(size)):
+            namespace: dict[str, Any] = {
+                "__module__": __name__,
+                "name": f"scale-{i}",
+                "description": f"Generated tool {i} of {size}.",
+                "input": contract,
+                "handle": handle,
+            }
+            if hooks:
+                namespace["shouldRegister"] = should_register
+            tools.append(type(f"Scale{size}{'H' if hooks else ''}Tool{i}", (Tool,), namespace))
+        _servers[key] = type(
+            f"Scale{size}{'Hooked' if hooks else ''}Server",
+            (Server,),
+            {"__module__": __name__, "name": f"scale-{size}", "tools": tuple(tools)},
+        )
+    return _servers[key]
+
+
+def _cold() -> None:
+    """Forget compiled contracts: ``Contract.of`` caches one per type for the process."""
+    clear = getattr(Contract.of, "cache_clear", None)
+    if clear is not None:
+        clear()
+
+
+def serve(size: int, hooks: bool) -> SdkServer[Any]:
+    container = Container()
+    enabled = gc.isenabled()
+    gc.disable()  # set-up only, not timed: spare the run the collector's share
+    try:
+        catalog = compile_server(server(size, hooks), container)
+    finally:
+        if enabled:
+            gc.enable()
+    return build_sdk_server(catalog, container)
+
+
+# -- compile and memory ---------------------------------------------------------------
+
+
+def compile_seconds(declaration: type[Server], *, collector: bool) -> float:
+    _cold()
+    container = Container()
+    gc.collect()
+    enabled = gc.isenabled()
+    if not collector:
+        gc.disable()
+    try:
+        started = time.perf_counter()
+        catalog = compile_server(declaration, container)
+        seconds = time.perf_counter() - started
+    finally:
+        if enabled:
+            gc.enable()
+    del catalog
+    return seconds
+
+
+def retained_bytes(declaration: type[Server]) -> tuple[int, int]:
+    """What ``compile_server``, then ``build_sdk_server``, leave allocated."""
+    _cold()
+    container = Container()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        catalog = compile_server(declaration, container)
+        gc.collect()
+        compiled = tracemalloc.get_traced_memory()[0] - start
+        sdk = build_sdk_server(catalog, container)
+        gc.collect()
+        served = tracemalloc.get_traced_memory()[0] - start - compiled
+    finally:
+        tracemalloc.stop()
+    del sdk, catalog
+    return compiled, served
+
+
+def compile_figures(size: int, repeats: int) -> dict[str, Any]:
+    """Cold compiles of both variants, interleaved, GC on and off; memory once each.
+
+    Runs in a process of its own (``python -m benchmarks.scale_suite SIZE REPEATS``)
+    that holds only this size's tool classes, as a server of that size would.
+    """
+    for hooks in (False, True):  # warm-up: imports and pydantic's lazily built parts
+        compile_seconds(server(WARM_UP_SIZE, hooks), collector=True)
+    started = time.perf_counter()
+    declarations = {hooks: server(size, hooks) for hooks in (False, True)}
+    made = time.perf_counter() - started
+    samples: dict[str, list[float]] = {}
+    for _ in range(repeats):
+        for hooks, declaration in declarations.items():
+            for collector in (True, False):
+                key = f"{hooks}-{collector}"
+                seconds = compile_seconds(declaration, collector=collector)
+                samples.setdefault(key, []).append(seconds)
+    memory = {str(hooks): retained_bytes(d) for hooks, d in declarations.items()}
+    return {"size": size, "made_s": made, "samples": samples, "memory": memory}
+
+
+def _compile_in_subprocess(size: int, repeats: int) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.scale_suite", str(size), str(repeats)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        check=True,
+    )
+    answer: dict[str, Any] = json.loads(done.stdout)
+    return answer
+
+
+def _label(size: int, hooks: bool) -> str:
+    return f"{size:,} tools" + (", visibility hook" if hooks else "")
+
+
+def _tag(kind: str, size: int, hooks: bool) -> str:
+    return f"{kind}-{size}" + ("-hook" if hooks else "")
+
+
+def measure(options: RunOptions) -> Measured:
+    """Cold compiles per size and variant (GC on and off) and memory per tool."""
+    sizes = QUICK_SIZES if options.quick else SIZES
+    results = []
+    for size in sizes:
+        repeats = 1 if options.quick else (3 if size >= 10_000 else 7)
+        options.progress(f"{size:,} tools: {repeats} cold compile(s) per variant, own process")
+        figures = _compile_in_subprocess(size, repeats)
+        options.progress(f"{size:,} tools: models made in {figures['made_s']:.1f} s (not timed)")
+        for hooks in (False, True):
+            with_gc = figures["samples"][f"{hooks}-True"]
+            without_gc = figures["samples"][f"{hooks}-False"]
+            compiled, served = figures["memory"][str(hooks)]
+            case = Case(
+                COMPILE,
+                _label(size, hooks),
+                "compile_server(server, Container())",
+                dict,
+                anchor=size == ANCHOR_SIZE and not hooks,
+                tag=_tag(COMPILE, size, hooks),
+            )
+            results.append(
+                Result(
+                    case,
+                    1,
+                    [seconds * 1e9 / size for seconds in with_gc],
+                    extra={
+                        "size": size,
+                        "total_s": statistics.median(with_gc),
+                        "total_nogc_s": statistics.median(without_gc),
+                        "compile_bytes": compiled / size,
+                        "serve_bytes": served / size,
+                    },
+                )
+            )
+    return Measured(results)
+
+
+# -- tools/list cases -------------------------------------------------------------------
+
+_sdk_servers: dict[tuple[int, bool], SdkServer[Any]] = {}
+
+
+async def _connect(size: int, hooks: bool) -> Mapping[str, Any]:
+    key = (size, hooks)
+    if key not in _sdk_servers:
+        _sdk_servers[key] = serve(size, hooks)
+    client, close = await open_client(lambda: mcp.Client(_sdk_servers[key], mode=MODERN))
+    await client.list_tools(cache_mode="bypass")
+    return {"client": client, "_close": close}
+
+
+def _connected(size: int, hooks: bool) -> Callable[[], Awaitable[Mapping[str, Any]]]:
+    return lambda: _connect(size, hooks)
+
+
+async def _disconnect(names: Mapping[str, Any]) -> None:
+    await names["_close"]()
+
+
+def pages(size: int) -> int:
+    return max(1, -(-size // PAGE))
+
+
+def cases(options: RunOptions | None = None) -> list[Case]:
+    sizes = QUICK_SIZES if options is not None and options.quick else SIZES
+    found = []
+    for hooks in (False, True):
+        for size in sizes:
+            found.append(
+                Case(
+                    LISTING,
+                    f"{_label(size, hooks)}: first page",
+                    FIRST,
+                    _connected(size, hooks),
+                    is_async=True,
+                    anchor=size == ANCHOR_SIZE and not hooks,
+                    tag=_tag("first", size, hooks),
+                    teardown=_disconnect,
+                )
+            )
+        for size in sizes:
+            if pages(size) > 1:
+                found.append(
+                    Case(
+                        LISTING,
+                        f"{_label(size, hooks)}: full listing, per page",
+                        WALK,
+                        _connected(size, hooks),
+                        is_async=True,
+                        tag=_tag("walk", size, hooks),
+                        note=f"{pages(size)} pages per listing",
+                        per=pages(size),
+                        teardown=_disconnect,
+                    )
+                )
+    return found
+
+
+# -- verification -------------------------------------------------------------------------
+
+
+def verify(options: RunOptions | None = None) -> None:
+    """Generated servers list every tool once, in pages of 100, with their own schemas."""
+
+    async def check(size: int, hooks: bool) -> None:
+        sdk = serve(size, hooks)
+        calls = HookCalls.count
+        async with mcp.Client(sdk, mode=MODERN) as client:
+            names: list[str] = []
+            cursor = None
+            while True:
+                page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+                if len(page.tools) > PAGE:
+                    raise AssertionError(f"a page of {len(page.tools)} tools")
+                names += [tool.name for tool in page.tools]
+                cursor = page.next_cursor
+                if cursor is None:
+                    break
+            if names != [f"scale-{i}" for i in range(size)]:
+                raise AssertionError(f"{_label(size, hooks)}: listed {len(names)} tools")
+            last = page.tools[-1].input_schema
+            if set(last.get("properties", {})) != {"query", "limit"}:
+                raise AssertionError(f"unexpected input schema {last}")
+            result = await client.call_tool("scale-1", {"query": "x"})
+            if result.is_error:
+                raise AssertionError(f"scale-1 failed: {result.content}")
+        hook_calls = HookCalls.count - calls
+        if hooks and hook_calls < size:
+            raise AssertionError(f"the visibility hook ran {hook_calls} times for {size} tools")
+        if not hooks and hook_calls:
+            raise AssertionError("a hook ran for a server without hooks")
+
+    async def checks() -> None:
+        for size in (10, 250):
+            for hooks in (False, True):
+                await check(size, hooks)
+
+    asyncio.run(checks())
+
+
+# -- targets, columns -----------------------------------------------------------------------
+
+
+def targets(table: Table) -> list[Target]:
+    found = []
+    for hooks in (False, True):
+        compiled = find(table, COMPILE, _tag(COMPILE, 1_000, hooks))
+        if compiled is not None:
+            total = compiled.result.extra["total_s"]
+            found.append(
+                Target(
+                    f"compile 1,000 tools{' with a hook' if hooks else ''} under "
+                    f"{COMPILE_LIMIT_SECONDS:g} s (GC on)",
+                    total < COMPILE_LIMIT_SECONDS,
+                    f"{total:.2f} s (GC off: {compiled.result.extra['total_nogc_s']:.2f} s)",
+                )
+            )
+    for hooks in (False, True):
+        base = find(table, LISTING, _tag("first", ANCHOR_SIZE, hooks))
+        if base is None:
+            continue
+        rows = [
+            r
+            for kind in ("first", "walk")
+            for size in (1_000, 10_000)
+            if (r := find(table, LISTING, _tag(kind, size, hooks))) is not None
+        ]
+        if not rows:
+            continue
+        worst = max(rows, key=lambda r: r.result.median_ns)
+        spread = worst.result.median_ns / base.result.median_ns
+        found.append(
+            Target(
+                f"tools/list{' with a hook' if hooks else ''}: a 100-tool page of a 1,000 or "
+                f"10,000-tool server <= {FLAT}x the 100-tool server's page",
+                spread <= FLAT,
+                f"worst {spread:.2f}x ({worst.case.name})",
+            )
+        )
+        small = find(table, LISTING, _tag("first", 10, hooks))
+        if small is not None:
+            share = small.result.median_ns / base.result.median_ns
+            found.append(
+                Target(
+                    f"tools/list{' with a hook' if hooks else ''}: a 10-tool page costs less "
+                    "than a 100-tool page (cost follows page size)",
+                    share < 1.0,
+                    f"{share:.2f}x",
+                )
+            )
+    return found
+
+
+def _kib(key: str) -> Callable[[Row], str]:
+    return lambda r: f"{r.result.extra[key] / 1024:,.1f}"
+
+
+def _seconds(key: str) -> Callable[[Row], str]:
+    return lambda r: f"{r.result.extra[key] * 1000:,.0f}"
+
+
+def _listed(r: Row) -> str:
+    tools = r.case.tag.split("-")[1]
+    return f"{min(int(tools), PAGE)}"
+
+
+def _per_tool(r: Row) -> str:
+    tools = min(int(r.case.tag.split("-")[1]), PAGE)
+    return f"{r.result.median_ns / tools / 1000:,.1f}"
+
+
+def tune(settings: Settings, quick: bool) -> Settings:
+    if quick:
+        return dataclasses.replace(settings, repeats=3)
+    return dataclasses.replace(settings, repeats=15)
+
+
+COLUMNS: Mapping[str, Sequence[Column]] = {
+    COMPILE: (
+        Column("total ms (GC on)", _seconds("total_s")),
+        Column("total ms (GC off)", _seconds("total_nogc_s")),
+        Column("KiB/tool compiled", _kib("compile_bytes")),
+        Column("KiB/tool served", _kib("serve_bytes")),
+    ),
+    LISTING: (
+        Column("tools on the page", _listed),
+        Column("µs per listed tool", _per_tool),
+    ),
+}
+
+SUITE = Suite(
+    name="scale",
+    title="Scale: compile time, memory and tools/list for many tools",
+    scenarios={
+        COMPILE: "Cold compile_server, per tool (GC on), and memory per tool",
+        LISTING: "tools/list through mcp.Client (2026-07-28), per page of up to 100 tools",
+    },
+    cases=cases,
+    verify=verify,
+    targets=targets,
+    packages=("mcp-adapter", "mcp", "pydantic"),
+    limits={LISTING: FLAT},
+    tune=tune,
+    measure=measure,
+    units={COMPILE: "us", LISTING: "us"},
+    ratio_titles={COMPILE: "x 100 tools", LISTING: "x 100-tool page"},
+    columns=COLUMNS,
+    notes=(
+        "Tools are generated with `type(name, (Tool,), {...})`, each with its own input "
+        "contract from `pydantic.create_model(__base__=Schema)` (a described `query: str` "
+        "and a bounded `limit: int = 10`) and a shared `async def handle(self, payload)`; "
+        "the hook variant adds `def shouldRegister(self) -> bool: return True`. Making "
+        "the models is not timed.",
+        "Compile rows: one sample per cold compile (fresh `Container`, `Contract.of` cache "
+        "emptied), 7 per variant (3 at 10,000 tools, 1 with `--quick`), GC on, in a process "
+        "per size that holds only that server's classes and first compiled a 2-tool server "
+        "(imports, pydantic's lazily built parts); variants and GC on/off alternate. The "
+        "ratio is per tool against the 100-tool server, so 1.00x means linear growth. Memory: "
+        "`tracemalloc` around `compile_server` (catalog, contracts, schemas, plans, "
+        "builders) and then `build_sdk_server` (pages, handlers), after `gc.collect()`.",
+        "tools/list rows: the first page, and a full cursor walk divided by its number of "
+        "pages; each server is compiled once and each row has its own client. The client "
+        "absorbs every listed tool too (output-schema cache, `Mcp-Param` header maps), "
+        "so a row is the server's and the SDK's work together.",
+    ),
+)
+
+
+def main(argv: Sequence[str]) -> int:
+    """``python -m benchmarks.scale_suite SIZE REPEATS``: compile figures as JSON."""
+    size, repeats = (int(value) for value in argv)
+    print(json.dumps(compile_figures(size, repeats)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
