@@ -12,7 +12,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 
 from container import Container
-from mcp_adapter import Server, build_sdk_server, compile_server
+from mcp_adapter import Catalog, Server, build_sdk_server, compile_server
 
 ERAS = ("2026-07-28", "2025-11-25")
 """What ``McpTestClient(protocol=...)`` speaks."""
@@ -29,10 +29,11 @@ def is_modern(era: str) -> bool:
 
 @asynccontextmanager
 async def sdk_client(
-    server: type[Server], container: Container, mode: str, **options: Any
+    server: type[Server] | Catalog, container: Container, mode: str, **options: Any
 ) -> AsyncIterator[mcp.Client]:
     """The SDK's own client on our server, without its response cache (listings always hit)."""
-    sdk_server = build_sdk_server(compile_server(server, container), container)
+    catalog = server if isinstance(server, Catalog) else compile_server(server, container)
+    sdk_server = build_sdk_server(catalog, container)
     async with mcp.Client(sdk_server, mode=mode, cache=None, **options) as client:
         yield client
 
