@@ -458,3 +458,14 @@ async def test_toolsets_select_what_a_client_gets() -> None:
     assert "error" in unknown
     with pytest.raises(UnknownToolsetError, match="unknown toolset"):
         catalog.select(["nope"])
+
+
+async def test_a_platform_is_servable_as_is_with_its_server_declaration() -> None:
+    from mcp_adapter.serving import catalog_of
+
+    platform = Platform([Sandboxes()], server=Demo)
+    catalog = catalog_of(platform, Container())
+    assert catalog.name == "Demo"
+    assert list(catalog.tools) == ["ping", "launch_sandbox"]
+    named = Platform([Sandboxes()], name="sandbox-host", version="3.1.0").compile(Container())
+    assert (named.name, named.version) == ("sandbox-host", "3.1.0")

@@ -254,3 +254,26 @@ def test_contributions_carry_the_manifest_and_the_spec() -> None:
     assert isinstance(contribution.value, ToolSpec)
     assert contribution.value.name == "launch_sandbox"
     assert contribution.extension is sandboxes
+
+
+def test_collection_follows_definition_order_and_overrides() -> None:
+    class Base(McpExtension):
+        @tool
+        def first(self) -> str:
+            return "1"
+
+        @tool(name="second-tool")
+        def second(self) -> str:
+            return "2"
+
+    class Child(Base):
+        def first(self) -> str:  # overridden without @tool: no longer a tool
+            return "one"
+
+        @tool()
+        def third(self) -> str:
+            return "3"
+
+    assert [spec.name for spec in Base().tools()] == ["first", "second-tool"]
+    assert [spec.name for spec in Child().tools()] == ["second-tool", "third"]
+    assert Child().manifest() == PluginManifest(name="child", version="0.0.0")

@@ -30,17 +30,21 @@ class Platform:
     """The host: holds extensions, yields their contributions, compiles the server.
 
     Extensions never hold a server object; ``compile`` builds one catalog from
-    every contribution (and an optional class-based ``Server`` declaration),
-    and a transport serves it or a ``Catalog.select(toolsets)`` of it.
+    every contribution (and a class-based ``Server`` declaration, when given:
+    its name and version then name the server), and a transport serves it or a
+    ``Catalog.select(toolsets)`` of it. A ``Platform`` is servable as is
+    (``http_app``, ``serve_stdio``, ``mcp-adapter serve``).
     """
 
     def __init__(
         self,
         extensions: Iterable[McpExtension] = (),
         *,
+        server: type[Server] | None = None,
         name: str = "mcp-adapter",
         version: str = "0.1.0",
     ) -> None:
+        self.server = server
         self.name = name
         self.version = version
         self._extensions: list[McpExtension] = []
@@ -103,13 +107,14 @@ class Platform:
                 yield Contribution(plugin, value, point, extension)
 
     def compile(self, container: Container, server: type[Server] | None = None) -> Catalog:
-        """One catalog of every contributed tool (extended by name) and ``server``'s own.
+        """One catalog of every contributed tool (extended by name) and ``server``'s own
+        (``server`` defaults to the one given to the constructor).
 
         Raises ``CompileError`` listing every problem: duplicate names,
         extensions of names nobody contributed, conflicting replacements or
         amendments, and whatever stops a tool from compiling.
         """
-        declaration = server or self._declaration()
+        declaration = server or self.server or self._declaration()
         problems: list[Problem] = []
         tools = self._entries(problems)
         class_tools = {getattr(cls, "name", None) or "" for cls in declaration.tools}
