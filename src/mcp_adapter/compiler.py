@@ -24,6 +24,7 @@ from mcp_adapter.errors import CompileError, problem
 from mcp_adapter.handlers import HandlerPlan, Source, plan_handler
 from mcp_adapter.naming import default_name, valid_name
 from mcp_adapter.results import wrap_schema
+from mcp_adapter.uri_overlap import can_overlap
 from schemas import Contract, ContractError, Schema
 
 SHOULD_REGISTER = "shouldRegister"
@@ -32,6 +33,14 @@ AUTHORIZE = "authorize"
 
 class _EmptyInput(Schema):
     """The input of a tool that declares none: only ``{}`` is accepted."""
+
+
+NO_INPUT: Contract[Any] = Contract(
+    _EmptyInput,
+    Contract.of(_EmptyInput).adapter,
+    {"type": "object", "properties": {}, "additionalProperties": False},
+)
+"""The published contract of a tool without input: an empty object, nothing else."""
 
 
 def _generic_args(cls: type, base: type) -> tuple[Any, ...]:
@@ -116,9 +125,7 @@ def compile_tool(
     name = _name_of(cls, "Tool", problems)
     input_type, output_type = contracts_of(cls)
     declared_input = input_type is not None
-    input_contract = _contract(
-        input_type if declared_input else _EmptyInput, where, "input", problems
-    )
+    input_contract = _contract(input_type, where, "input", problems) if declared_input else NO_INPUT
     if input_contract is not None and not input_contract.is_object:
         problems.append(
             problem(
@@ -274,6 +281,16 @@ def compile_prompt(
     hooks = compile_hooks(cls, container, problems)
     completion = _completion(cls, container, problems)
     build, build_is_async = _builder(cls, container, problems)
+    if handler is not None:
+        unreceived = [n for n in names if n not in handler.arguments]
+        if unreceived:
+            problems.append(
+                problem(
+                    (f"{cls.__qualname__}.handle",),
+                    f"prompt arguments {', '.join(unreceived)} have no parameter in handle()",
+                    "add a parameter named like each declared argument",
+                )
+            )
     if len(problems) > before or handler is None:
         return None
     entry = types.Prompt(
@@ -302,15 +319,7 @@ def _overlapping(templates: list[CompiledResource], problems: list[Problem]) -> 
     """Two templates that can match the same URI make reads ambiguous."""
     for index, first in enumerate(templates):
         for second in templates[index + 1 :]:
-            assert first.template is not None
-            assert second.template is not None
-            probes = (
-                first.template.expand(dict.fromkeys(first.template.variable_names, "probe")),
-                second.template.expand(dict.fromkeys(second.template.variable_names, "probe")),
-            )
-            if any(
-                first.match(uri) is not None and second.match(uri) is not None for uri in probes
-            ):
+            if can_overlap(first.uri_template_text, second.uri_template_text):
                 problems.append(
                     problem(
                         (second.cls.__qualname__,),

@@ -51,6 +51,24 @@ def _identity() -> tuple[Identity | None, Mapping[str, Any] | None]:
     return identity, authentication
 
 
+_PYTHON_TO_WIRE = {"progress_token": "progressToken"}
+
+
+def _wire_meta(raw_params: Mapping[str, Any], parsed: Any) -> Mapping[str, Any]:
+    """``_meta`` with the wire's key names (the SDK's parsed form renames some)."""
+    raw = raw_params.get("_meta")
+    if isinstance(raw, Mapping):
+        return raw
+    if not isinstance(parsed, Mapping):
+        return {}
+    return {_PYTHON_TO_WIRE.get(str(key), str(key)): value for key, value in parsed.items()}
+
+
+def supports_elicitation(request: McpRequest) -> bool:
+    """Whether the client declared form elicitation on this request (or its connection)."""
+    return "elicitation" in request.client_capabilities
+
+
 def snapshot(
     ctx: Any,
     *,
@@ -62,14 +80,7 @@ def snapshot(
 ) -> McpRequest:
     """An immutable ``McpRequest`` for the request ``ctx`` describes."""
     raw_params: Mapping[str, Any] = getattr(ctx, "params", None) or {}
-    meta_model = getattr(ctx, "meta", None)
-    meta: Mapping[str, Any]
-    if meta_model is None:
-        meta = raw_params.get("_meta") or {}
-    elif isinstance(meta_model, Mapping):
-        meta = meta_model
-    else:
-        meta = meta_model.model_dump(by_alias=True, exclude_none=True)
+    meta = _wire_meta(raw_params, getattr(ctx, "meta", None))
     http_request = getattr(ctx, "request", None)
     identity, authentication = _identity()
     return McpRequest(

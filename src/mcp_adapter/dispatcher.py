@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -17,7 +18,7 @@ from mcp_adapter.catalog import (
     CompiledResource,
     CompiledTool,
 )
-from mcp_adapter.context import is_modern, snapshot
+from mcp_adapter.context import is_modern, snapshot, supports_elicitation
 from mcp_adapter.errors import RESOURCE_NOT_FOUND, forbidden, logger, new_incident, unknown
 from mcp_adapter.request import McpRequest, Transport, freeze
 from mcp_adapter.response import McpResponse
@@ -36,6 +37,7 @@ Entry = TypeVar("Entry")
 MAX_INPUT_ROUNDS = 8
 """Elicitation rounds one 2025-11-25 call may go through before it is refused."""
 MAX_COMPLETIONS = 100
+_CURSOR = re.compile(r"[0-9]{1,9}")
 
 
 def _paginate(entries: Sequence[Entry], size: int) -> tuple[tuple[Entry, ...], ...]:
@@ -45,7 +47,7 @@ def _paginate(entries: Sequence[Entry], size: int) -> tuple[tuple[Entry, ...], .
 def _page_index(cursor: str | None, count: int) -> int:
     if cursor is None:
         return 0
-    if not cursor.isdigit() or int(cursor) >= count:
+    if _CURSOR.fullmatch(cursor) is None or int(cursor) >= count:
         raise MCPError(types.INVALID_PARAMS, "Invalid cursor")
     return int(cursor)
 
@@ -231,9 +233,12 @@ class Dispatcher:
                 asking = _needs_input(outcome)
                 if asking is None:
                     break
+                current = request or self.request(ctx)
+                if not supports_elicitation(current):
+                    raise _missing_elicitation()
                 if is_modern(ctx):
                     return _input_required(asking)
-                request = await self._elicit(ctx, asking, request)
+                request = await self._elicit(ctx, asking, current)
                 outcome = await tool.handler.invoke(instance, scope, request, payload, spread)
             else:
                 raise RuntimeError(f"{tool.name} asked for input {MAX_INPUT_ROUNDS} times")
@@ -241,9 +246,7 @@ class Dispatcher:
                 outcome, owner=tool.cls.__qualname__, output=tool.output, modern=is_modern(ctx)
             )
 
-    async def _elicit(
-        self, ctx: Any, asking: McpResponse, request: McpRequest | None
-    ) -> McpRequest:
+    async def _elicit(self, ctx: Any, asking: McpResponse, request: McpRequest) -> McpRequest:
         """2025-11-25: ask through the SDK's elicitation request, answer as a retry would."""
         answers: dict[str, Any] = {}
         for key, form in (asking.input_requests or {}).items():
@@ -251,9 +254,8 @@ class Dispatcher:
                 form.message, form.requested_schema, related_request_id=ctx.request_id
             )
             answers[key] = result.model_dump(by_alias=True, exclude_none=True, mode="json")
-        base = request or self.request(ctx)
         return dataclasses.replace(
-            base, input_responses=freeze(answers), request_state=asking.request_state
+            request, input_responses=freeze(answers), request_state=asking.request_state
         )
 
     # -- resources ------------------------------------------------------------------
@@ -341,13 +343,13 @@ class Dispatcher:
         if prompt is None:
             raise unknown("prompt", params.name)
         given = dict(params.arguments or {})
-        _check_prompt_arguments(prompt, given)
         request = self.request(ctx, arguments=given) if prompt.needs_request else None
 
         async def get() -> types.GetPromptResult:
             async with self.container.scope() as scope:
                 if prompt.hooks.any:
                     await self._gate("prompt", prompt, scope, request)
+                _check_prompt_arguments(prompt, given)
                 arguments = self._convert(prompt.converters, given, "prompt argument")
                 instance = await prompt.instance(scope)
                 outcome = await prompt.handler.invoke(instance, scope, request, None, arguments)
@@ -405,6 +407,17 @@ class Dispatcher:
             raise MCPError(types.INTERNAL_ERROR, f"Completion failed (incident {incident})")
 
         return await self._guarded("completion", target.name, run, failed)
+
+
+def _missing_elicitation() -> MCPError:
+    data = types.MissingRequiredClientCapabilityErrorData(
+        required_capabilities=types.ClientCapabilities(elicitation=types.ElicitationCapability())
+    )
+    return MCPError(
+        types.MISSING_REQUIRED_CLIENT_CAPABILITY,
+        "This tool needs input and the client did not declare the elicitation capability",
+        data.model_dump(by_alias=True, mode="json", exclude_none=True),
+    )
 
 
 def _not_found(uri: str) -> MCPError:

@@ -210,7 +210,8 @@ def _classify(
         return None, [
             problem(
                 here,
-                f"{label} takes *{param.name}; handlers cannot accept *args or **kwargs",
+                f"{label} takes {_stars(param)}{param.name}; "
+                "handlers cannot accept *args or **kwargs",
                 "declare each input as a named parameter",
             )
         ]
@@ -250,6 +251,10 @@ def _classify(
             "annotate it with the input contract, McpRequest or a service type",
         )
     ]
+
+
+def _stars(param: Param) -> str:
+    return "**" if param.kind is inspect.Parameter.VAR_KEYWORD else "*"
 
 
 def _reroot(found: Problem, prefix: tuple[str, ...]) -> Problem:

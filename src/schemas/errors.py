@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pydantic import ValidationError as PydanticValidationError
+from pydantic_core.core_schema import ErrorType
 
 
 class ContractError(TypeError):
@@ -45,15 +47,31 @@ def summarize(error: PydanticValidationError) -> tuple[FieldError, ...]:
     )
 
 
-_GENERIC_MESSAGES = {
-    "value_error": "Value error",
-    "assertion_error": "Assertion failed",
-}
+_ECHOING_TYPES = frozenset(
+    {
+        "value_error",
+        "assertion_error",
+        "union_tag_invalid",
+        "uuid_parsing",
+        "json_invalid",
+        "url_parsing",
+        "url_syntax_violation",
+    }
+)
+"""Core error types whose message templates can quote (part of) the rejected value."""
+
+_CORE_TYPES = frozenset(typing.get_args(ErrorType)) - _ECHOING_TYPES
 
 
 def _safe_message(kind: str, message: str) -> str:
-    """Custom validators may quote the input; their messages are replaced by a generic one."""
-    return _GENERIC_MESSAGES.get(kind, message)
+    """pydantic's own message when its template cannot quote the input, else a generic one.
+
+    Custom errors (``PydanticCustomError``) and validators that raise may put
+    anything in their text, so only the built-in, non-echoing types keep it.
+    """
+    if kind in _CORE_TYPES:
+        return message
+    return "Invalid value"
 
 
 def render(errors: Sequence[FieldError]) -> str:

@@ -310,12 +310,6 @@ async def test_the_sdk_client_goes_through_two_rounds(mode: str) -> None:
 # -- a client that cannot answer ------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the dispatcher asks for input without checking that the client declared "
-    "the elicitation capability (the SDK's MCPServer answers MISSING_REQUIRED_CLIENT_CAPABILITY, "
-    "-32021); on 2026-07-28 it returns input_required to a client that cannot answer it",
-)
 async def test_2026_a_client_without_elicitation_gets_a_capability_error() -> None:
     container, ledger = desk()
     result = await McpTestClient(container, Desk, capabilities={}).tool("delete")
@@ -324,11 +318,6 @@ async def test_2026_a_client_without_elicitation_gets_a_capability_error() -> No
     assert ledger.deleted == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: on 2025-11-25 the dispatcher sends elicitation/create to a client that did "
-    "not declare the elicitation capability (MCP: servers must not); expected -32021 instead",
-)
 async def test_2025_a_client_without_elicitation_is_not_asked() -> None:
     container, ledger = desk()
     answers = Answers({"action": "accept", "content": {"ok": True}})

@@ -280,12 +280,6 @@ class Unreceived(Prompt):
         return McpResponse.text(topic)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: compile_prompt does not check that every declared PromptArgument has a "
-    "handle() parameter (compile_resource does for URI variables); the prompt compiles and "
-    "fails per call with TypeError 'unexpected keyword argument'",
-)
 def test_a_declared_argument_without_a_parameter_fails_compilation() -> None:
     with pytest.raises(CompileError, match="tone"):
         compile_prompts(Unreceived)

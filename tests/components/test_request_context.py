@@ -479,12 +479,6 @@ def test_all_missing_sources_are_reported_together() -> None:
         assert owner in message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: context.snapshot builds McpRequest.meta from the SDK's RequestParamsMeta "
-    "TypedDict, which renames the wire key progressToken to progress_token, so meta and "
-    "params['_meta'] disagree about the same field",
-)
 @pytest.mark.parametrize("era", ERAS)
 async def test_meta_keeps_the_wire_names(era: str) -> None:
     client, seen = setup(era)

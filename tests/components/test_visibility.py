@@ -267,18 +267,8 @@ def bad_cases() -> Iterator[Any]:
     for kind, should, auth in itertools.product(KINDS, DECISIONS, DECISIONS):
         if kind == "resource" or (should is not False and auth is not False):
             continue
-        marks = []
-        if kind == "prompt":
-            marks.append(
-                pytest.mark.xfail(
-                    strict=True,
-                    reason="BUG: Dispatcher.get_prompt checks the prompt's arguments before "
-                    "its hooks, so a hidden or forbidden prompt answers 'Unknown/Missing "
-                    "prompt argument(s)' and reveals that it exists and what it takes",
-                )
-            )
         label = f"{kind}-register:{should}-authorize:{auth}"
-        yield pytest.param(kind, should, auth, id=label, marks=marks)
+        yield pytest.param(kind, should, auth, id=label)
 
 
 @pytest.mark.parametrize("era", ERAS)

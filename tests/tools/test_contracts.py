@@ -231,11 +231,6 @@ async def test_no_input_tool_lists_an_empty_closed_object(driver: Driver) -> Non
     assert "required" not in schema
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: compiler._EmptyInput's private class name and docstring are published as the "
-    "inputSchema title/description of every tool without input",
-)
 async def test_no_input_schema_does_not_publish_internal_names(driver: Driver) -> None:
     entry = await driver.tool_entry(Container(), NoInputServer, "ping")
     assert "_EmptyInput" not in json.dumps(entry)

@@ -203,11 +203,6 @@ class LeakyServer(Server):
     tools = (PetTool, CustomTool)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: schemas.errors.summarize keeps pydantic's union_tag_invalid message, "
-    "which quotes the rejected tag ('Input tag '<value>' found using ...')",
-)
 async def test_a_rejected_discriminator_tag_is_not_echoed(era: str) -> None:
     client = McpTestClient(Container(), LeakyServer, protocol=era)  # type: ignore[arg-type]
     result = await client.tool("pet", {"pet": {"kind": SECRET}})
@@ -215,11 +210,6 @@ async def test_a_rejected_discriminator_tag_is_not_echoed(era: str) -> None:
     assert SECRET not in json.dumps(result.message)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: schemas.errors.summarize keeps the message of a PydanticCustomError, "
-    "whose template may interpolate the rejected value",
-)
 async def test_a_custom_error_message_does_not_echo_the_value(era: str) -> None:
     client = McpTestClient(Container(), LeakyServer, protocol=era)  # type: ignore[arg-type]
     result = await client.tool("custom", {"token": SECRET})

@@ -359,10 +359,6 @@ def test_the_duplicate_is_reported_alongside_the_other_problems(broken: CompileE
     assert "duplicate tool name 'same', also used by FirstTool" in problem.message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: handlers._classify renders a **kwargs parameter as '*options' (one star)",
-)
 def test_a_kwargs_parameter_is_named_with_two_stars(broken: CompileError) -> None:
     (problem,) = _problem(broken, "StarKwargsTool")
     assert "**options" in problem.message
