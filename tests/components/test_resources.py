@@ -271,11 +271,6 @@ def test_overlapping_templates_fail_compilation(
     assert second[0] in str(raised.value)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: compiler._overlapping probes only with the value 'probe', so templates whose "
-    "literal parts overlap crosswise (demo://{a}/x vs demo://y/{b} both match demo://y/x) compile",
-)
 @pytest.mark.parametrize(
     ("first", "second", "shared"),
     [
@@ -374,3 +369,28 @@ def test_duplicate_static_uri_fails_compilation() -> None:
     assert "duplicate resource uri" in message
     assert "'docs://readme'" in message
     assert "ReadmeAgain" in message
+
+
+class Special(Resource):
+    name = "special"
+    uri = "items://special"
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("the static one")
+
+
+class AnyItem(Resource):
+    name = "any-item"
+    uri_template = "items://{id}"
+
+    def handle(self, id: str) -> McpResponse:
+        return McpResponse.text(f"template {id}")
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_static_uri_wins_over_a_template_that_also_matches(era: str) -> None:
+    client = McpTestClient(
+        Container(), type("Srv", (Server,), {"resources": (AnyItem, Special)}), protocol=era
+    )
+    assert (await client.read_resource("items://special")).texts == ["the static one"]
+    assert (await client.read_resource("items://other")).texts == ["template other"]
