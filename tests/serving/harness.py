@@ -55,11 +55,10 @@ def _pump(stream: Any, lines: queue.Queue[str | None], sink: list[str]) -> None:
 
 
 @contextmanager
-def serve_http(args: Sequence[str], env: Mapping[str, str] | None = None) -> Iterator[Served]:
-    """``mcp-adapter serve ARGS --http --port 0`` in a subprocess, once it announced its URL."""
-    command = [*CLI, "serve", *args, "--http", "--port", "0"]
+def serve_process(command: Sequence[str], env: Mapping[str, str] | None = None) -> Iterator[Served]:
+    """Run ``command`` from the repository root; yield once it printed ``... at URL ...``."""
     process = subprocess.Popen(
-        command,
+        list(command),
         cwd=REPO,
         env=cli_env(env),
         stdin=subprocess.DEVNULL,
@@ -75,6 +74,13 @@ def serve_http(args: Sequence[str], env: Mapping[str, str] | None = None) -> Ite
         yield Served(url, process, output)
     finally:
         stop(process)
+
+
+@contextmanager
+def serve_http(args: Sequence[str], env: Mapping[str, str] | None = None) -> Iterator[Served]:
+    """``mcp-adapter serve ARGS --http --port 0`` in a subprocess, once it announced its URL."""
+    with serve_process([*CLI, "serve", *args, "--http", "--port", "0"], env) as served:
+        yield served
 
 
 def _await_url(lines: queue.Queue[str | None], output: list[str]) -> str:

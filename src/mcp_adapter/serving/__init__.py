@@ -1,6 +1,7 @@
 """Serving a catalog for real: stdio, streamable HTTP (ASGI), bearer auth, toolsets."""
 
 from mcp_adapter.serving.auth import BearerAuth
+from mcp_adapter.serving.events import InMemoryEventStore
 from mcp_adapter.serving.http import http_app, mcp_lifespan, run_mcp_apps, transport_security
 from mcp_adapter.serving.servable import Compilable, NotServableError, Servable, catalog_of
 from mcp_adapter.serving.stdio import run_stdio, serve_stdio
@@ -10,6 +11,7 @@ __all__ = [
     "TOOLSETS_HEADER",
     "BearerAuth",
     "Compilable",
+    "InMemoryEventStore",
     "NotServableError",
     "Servable",
     "catalog_of",

@@ -6,7 +6,9 @@ from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any
 
+from mcp.server import Server as SdkServer
 from mcp.server.auth.provider import TokenVerifier
+from mcp.server.streamable_http import EventStore
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
@@ -61,6 +63,9 @@ def http_app(
     allowed_origins: Sequence[str] | None = None,
     toolsets: Collection[str] | None = None,
     close_container: bool = False,
+    event_store: EventStore | None = None,
+    retry_interval: int | None = None,
+    configure: Callable[[SdkServer[Any]], None] | None = None,
     debug: bool = False,
 ) -> Starlette:
     """A Starlette app serving ``servable`` over streamable HTTP at ``path``.
@@ -77,6 +82,11 @@ def http_app(
       protection (``allowed_hosts``/``allowed_origins`` override it).
     - ``toolsets``: serve only these toolsets; clients can narrow further per
       request with ``X-MCP-Toolsets`` or ``{path}/x/{toolset}``.
+    - ``event_store``/``retry_interval`` (stateful only): SSE resumability, and
+      the ``retry`` milliseconds suggested to clients (SEP-1699).
+    - ``configure``: called with the SDK's low-level server before serving, to
+      register handlers the adapter does not own (``logging/setLevel``,
+      ``resources/subscribe``, ...).
 
     The app's lifespan must run (uvicorn does that); when mounting it, run
     :func:`mcp_lifespan` in the parent app's lifespan. ``app.state.mcp_catalog``
@@ -88,8 +98,14 @@ def http_app(
     server = build_sdk_server(catalog, container, transport="http")
     if catalog.toolsets:
         ToolsetRouter(catalog, container).install(server)
+    if configure is not None:
+        configure(server)
+    if stateless and event_store is not None:
+        raise ValueError("event_store needs stateless=False: there is no stream to resume")
     manager = StreamableHTTPSessionManager(
         app=server,
+        event_store=event_store,
+        retry_interval=retry_interval,
         json_response=json_response,
         stateless=stateless,
         security_settings=transport_security(host, allowed_hosts, allowed_origins),

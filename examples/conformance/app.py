@@ -1,0 +1,24 @@
+"""The conformance server as an HTTP app: stateful (the 2025-11-25 suite uses sessions,
+server-to-client requests and SSE resumption), with the protocol-level extras."""
+
+from __future__ import annotations
+
+from examples.conformance.extras import configure
+from examples.conformance.server import ConformanceServer
+from starlette.applications import Starlette
+
+from container import Container
+from mcp_adapter import http_app
+from mcp_adapter.serving import InMemoryEventStore
+
+
+def create_app(host: str = "127.0.0.1") -> Starlette:
+    return http_app(
+        ConformanceServer,
+        Container(),
+        stateless=False,
+        event_store=InMemoryEventStore(),
+        retry_interval=500,
+        configure=configure,
+        host=host,
+    )

