@@ -64,6 +64,19 @@ def _legacy_structured(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {LEGACY_WRAP_KEY: value}
 
 
+def _on_the_wire(value: Any, *, owner: str, output: Contract[Any] | None, modern: bool) -> Any:
+    """``structuredContent`` for the era; a null value a declared output allows cannot travel
+    in 2026-07-28 (the SDK drops it and clients reject the result), so it is a failure there."""
+    if not modern:
+        return _legacy_structured(value)
+    if value is None and output is not None:
+        raise OutputContractError(
+            f"{owner} returned null structured content; a 2026-07-28 result cannot carry null "
+            "as structuredContent: make the output contract non-nullable or an object"
+        )
+    return value
+
+
 def tool_result(
     outcome: Any,
     *,
@@ -102,7 +115,9 @@ def tool_result(
         )
     result = types.CallToolResult(content=content, is_error=is_error, meta=meta or None)
     if structured_seen and not is_error:
-        result.structured_content = structured if modern else _legacy_structured(structured)
+        result.structured_content = _on_the_wire(
+            structured, owner=owner, output=output, modern=modern
+        )
     return result
 
 
@@ -122,7 +137,7 @@ def _single(
     content.extend(response.content)
     return types.CallToolResult(
         content=content,
-        structured_content=structured if modern else _legacy_structured(structured),
+        structured_content=_on_the_wire(structured, owner=owner, output=output, modern=modern),
     )
 
 
