@@ -10,7 +10,10 @@ from typing import Any
 
 import mcp
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from mcp import types
+from mcp.shared.uri_template import UriTemplate
 
 from container import Container
 from mcp_adapter import CompileError, Icon, McpResponse, Resource, Server, compile_server
@@ -394,3 +397,77 @@ async def test_a_static_uri_wins_over_a_template_that_also_matches(era: str) -> 
     )
     assert (await client.read_resource("items://special")).texts == ["the static one"]
     assert (await client.read_resource("items://other")).texts == ["template other"]
+
+
+# -- template overlap, as a property -------------------------------------------------------------
+
+PIECES = ("a", "b", "-", ".", "/", "ab")
+
+
+@st.composite
+def templates(draw: st.DrawFn) -> tuple[str, tuple[str, ...]]:
+    """``t://`` plus literal pieces and (never adjacent) simple variables."""
+    parts: list[str] = []
+    variables: list[str] = []
+    for _ in range(draw(st.integers(1, 5))):
+        if draw(st.booleans()) and not (parts and parts[-1].startswith("{")):
+            variables.append(f"v{len(variables)}")
+            parts.append("{" + variables[-1] + "}")
+        else:
+            parts.append(draw(st.sampled_from(PIECES)))
+    return "t://" + "".join(parts), tuple(variables)
+
+
+def ambiguous(first: str, second: str, uri: str) -> bool:
+    return all(UriTemplate.parse(t).match(uri) is not None for t in (first, second))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: uri_overlap._segment_regex uses [^/]+ but the SDK's UriTemplate.match lets a "
+    "simple variable match the empty string, so notes://{user}/{note} and notes://{user}/ "
+    "(both match notes://ada/) compile",
+)
+@given(
+    first=templates(),
+    second=templates(),
+    values=st.lists(st.text(alphabet="ab-.", max_size=3), min_size=5, max_size=5),
+)
+@example(first=("t://a", ()), second=("t://{v0}a", ("v0",)), values=[""] * 5)
+@example(first=("t://{v0}/x", ("v0",)), second=("t://y/{v0}", ("v0",)), values=["y", "x"] * 3)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_two_templates_that_match_one_uri_never_compile(
+    first: tuple[str, tuple[str, ...]], second: tuple[str, tuple[str, ...]], values: list[str]
+) -> None:
+    """Expand one template; if the other also matches the URI, compilation must fail."""
+    for (text, variables), (other, _) in ((first, second), (second, first)):
+        uri = UriTemplate.parse(text).expand(dict(zip(variables, values, strict=False)))
+        if ambiguous(text, other, uri):
+            with pytest.raises(CompileError, match=r"can match the same URIs|duplicate resource"):
+                compile_resources(
+                    template(first[0], *first[1], label="First"),
+                    template(second[0], *second[1], label="Second"),
+                )
+            return
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: uri_overlap._segment_regex uses [^/]+ but the SDK's UriTemplate.match lets a "
+    "simple variable match the empty string, so notes://{user}/{note} and notes://{user}/ "
+    "(both match notes://ada/) compile",
+)
+@pytest.mark.parametrize(
+    ("first", "second", "shared"),
+    [
+        (("notes://{user}/{note}", "user", "note"), ("notes://{user}/", "user"), "notes://ada/"),
+        (("files://{name}.json", "name"), ("files://.json",), "files://.json"),
+    ],
+)
+def test_templates_whose_variables_can_be_empty_overlap(
+    first: tuple[str, ...], second: tuple[str, ...], shared: str
+) -> None:
+    """The SDK's matcher lets a variable match the empty string."""
+    assert ambiguous(first[0], second[0], shared)
+    with pytest.raises(CompileError, match="can match the same URIs"):
+        compile_resources(template(*first, label="First"), template(*second, label="Second"))
