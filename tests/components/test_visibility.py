@@ -546,3 +546,37 @@ async def test_a_call_shares_one_scope_between_hooks_and_handler(era: str) -> No
         ("handle", two),
         ("close", two),
     ]
+
+
+# -- a hook that fails closes the door -----------------------------------------------------------
+
+
+def raising(kind: str, hook: str) -> type:
+    component = make(kind, None, None, "sync")
+
+    def broken(self: Any, policy: Policy) -> bool:
+        policy.hooks.append((hook, "raised"))
+        raise RuntimeError("policy store unreachable")
+
+    return type(component.__name__, (component,), {hook: broken})
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("hook", ["shouldRegister", "authorize"])
+async def test_a_raising_hook_never_lets_the_request_through(
+    era: str, kind: str, hook: str
+) -> None:
+    case = Case(kind, None, None, "sync")
+    client = McpTestClient(case.container(), server(raising(kind, hook)), protocol=era)
+    method, params = CALL[kind]
+    result = await client.request(method, params)
+    assert result.is_error
+    if kind == "tool":
+        result.assertError("Tool execution failed")
+    else:
+        assert result.error is not None
+        assert result.error["code"] == types.INTERNAL_ERROR
+    assert "unreachable" not in str(result.message)
+    assert case.policy.hooks == [(hook, "raised")]
+    assert case.policy.handled == 0
