@@ -65,8 +65,15 @@ def _wire_meta(raw_params: Mapping[str, Any], parsed: Any) -> Mapping[str, Any]:
 
 
 def supports_elicitation(request: McpRequest) -> bool:
-    """Whether the client declared form elicitation on this request (or its connection)."""
-    return "elicitation" in request.client_capabilities
+    """Whether the client declared form elicitation on this request (or its connection).
+
+    A bare ``{}`` means form mode (the older spelling); a client that lists
+    only ``url`` cannot answer a form.
+    """
+    declared = request.client_capabilities.get("elicitation")
+    if not isinstance(declared, Mapping):
+        return False
+    return not declared or "form" in declared
 
 
 def snapshot(

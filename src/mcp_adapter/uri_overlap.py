@@ -11,7 +11,8 @@ _PROBES = ("probe", "0", "a.b")
 
 
 def _is_simple(template: str) -> bool:
-    """Only ``{name}`` expressions (RFC 6570 level 1), which never span a ``/``."""
+    """Only ``{name}`` expressions (RFC 6570 level 1): they never span a ``/``, and the SDK
+    lets them match the empty string."""
     return "{" not in _SIMPLE_VARIABLE.sub("", template) and "}" not in _SIMPLE_VARIABLE.sub(
         "", template
     )
@@ -19,7 +20,7 @@ def _is_simple(template: str) -> bool:
 
 def _segment_regex(segment: str) -> re.Pattern[str]:
     parts = _SIMPLE_VARIABLE.split(segment)
-    return re.compile("[^/]+".join(re.escape(part) for part in parts))
+    return re.compile("[^/]*".join(re.escape(part) for part in parts))
 
 
 def _affixes(segment: str) -> tuple[str, str]:

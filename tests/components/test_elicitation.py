@@ -386,12 +386,6 @@ async def test_a_bare_or_form_elicitation_capability_is_enough(
         assert len(answers.asked) == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: context.supports_elicitation accepts any 'elicitation' key, but a client "
-    "declaring only URL-mode elicitation cannot answer a form; the SDK's MCPServer counts "
-    "a bare {} or a 'form' entry only",
-)
 @pytest.mark.parametrize("era", [MODERN, LEGACY])
 async def test_a_url_only_client_is_not_asked_for_a_form(era: str) -> None:
     container, ledger = desk()

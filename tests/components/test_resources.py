@@ -422,12 +422,6 @@ def ambiguous(first: str, second: str, uri: str) -> bool:
     return all(UriTemplate.parse(t).match(uri) is not None for t in (first, second))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: uri_overlap._segment_regex uses [^/]+ but the SDK's UriTemplate.match lets a "
-    "simple variable match the empty string, so notes://{user}/{note} and notes://{user}/ "
-    "(both match notes://ada/) compile",
-)
 @given(
     first=templates(),
     second=templates(),
@@ -451,12 +445,6 @@ def test_two_templates_that_match_one_uri_never_compile(
             return
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: uri_overlap._segment_regex uses [^/]+ but the SDK's UriTemplate.match lets a "
-    "simple variable match the empty string, so notes://{user}/{note} and notes://{user}/ "
-    "(both match notes://ada/) compile",
-)
 @pytest.mark.parametrize(
     ("first", "second", "shared"),
     [
