@@ -59,8 +59,14 @@ class _Emitter:
     is_async: bool
     namespace: dict[str, Any] = field(default_factory=dict)
     lines: list[str] = field(default_factory=list)
-    budget: int = INLINE_BUDGET
+    budget: int = field(default_factory=lambda: INLINE_BUDGET)
     counter: int = 0
+    fresh: dict[Any, str] | None = None
+    """In the fresh-scope path: the local holding each scoped key built so far."""
+    fresh_singletons: dict[Any, str] = field(default_factory=dict)
+    """In the fresh-scope path (straight-line code): the local of each singleton read."""
+    delegated: bool = False
+    """Whether a non-singleton node was left to another builder (it checks the cache)."""
 
     def bind(self, prefix: str, value: Any) -> str:
         self.counter += 1
@@ -89,6 +95,11 @@ class _Emitter:
         use_async = self.is_async and node.is_async
         aw = "await " if use_async else ""
         if not top and lifetime is Lifetime.SINGLETON:
+            if self.fresh is not None:  # straight-line code: a singleton read once is reused
+                known = self.fresh_singletons.get(key)
+                if known is not None:
+                    return known
+                self.fresh_singletons[key] = local
             k = self.bind("K", key)
             builder = self.bind("B", self.builder_of(key, use_async))
             self.emit(f"{local} = SINGLETONS.get({k}, MISSING)", depth)
@@ -96,6 +107,7 @@ class _Emitter:
             self.emit(f"    {local} = {aw}{builder}(ctx)", depth)
             return local
         if not top and self.budget <= 0:
+            self.delegated = True
             builder = self.bind("B", self.builder_of(key, use_async))
             self.emit(f"{local} = {aw}{builder}(ctx)", depth)
             return local
@@ -106,6 +118,16 @@ class _Emitter:
             self.emit(f"if {local} is MISSING:", depth)
             create = self.bind("C", self.creator(node))
             self.emit(f"    {local} = {aw}SLOT({k}, {create}, ROOT)", depth)
+            return local
+        if lifetime is Lifetime.SCOPED and self.fresh is not None:
+            # the scope's cache is empty: nothing to look up, only locals to reuse
+            known = self.fresh.get(key)
+            if known is not None:
+                return known
+            k = self.bind("K", key)
+            self.construct(node, local, depth)
+            self.emit(f"cache[{k}] = {local}", depth)
+            self.fresh[key] = local
             return local
         if lifetime is Lifetime.SCOPED:
             k = self.bind("K", key)
@@ -178,6 +200,28 @@ class _Emitter:
         else:
             emit(f"{local} = {call}", depth)
 
+    def fresh_scope_path(self, key: Any) -> None:
+        """Put first a path for an empty scope cache, when it saves lookups.
+
+        In a scope that has built nothing yet, no scoped key can be cached:
+        the path builds every scoped node of the graph once, without
+        ``cache.get``, and stores it. It is only emitted when the whole graph
+        is inlined (a delegated builder might cache a key this path builds
+        again) and the graph has scoped nodes at all. Caches that must
+        refuse every lookup (no scope, a closed scope) are never empty.
+        """
+        general, budget = self.lines, self.budget
+        self.lines, self.budget, self.fresh, self.delegated = [], INLINE_BUDGET, {}, False
+        self.fresh_singletons = {}
+        try:
+            result = self.value(key, 2, top=True)
+            fast = self.lines
+            useful = bool(self.fresh) and not self.delegated
+        finally:
+            self.lines, self.budget, self.fresh = general, budget, None
+        if useful:
+            self.lines = ["    if not cache:", *fast, f"        return {result}", *general]
+
     def finish(self, result: str, *, name: str = "build") -> Callable[..., Any]:
         head = f"{'async def' if self.is_async else 'def'} {name}(ctx):"
         source = "\n".join([head, "    cache = ctx.cache", *self.lines, f"    return {result}"])
@@ -209,4 +253,6 @@ def compile_builder(
     emitter.namespace.update(SINGLETONS=singletons, MISSING=MISSING, ROOT=root, SLOT=singleton_slot)
     emitter.namespace.update(_HELPERS)
     result = emitter.value(node.key, 1, top=True)
+    if node.binding.lifetime is not Lifetime.SINGLETON and not emitter.delegated:
+        emitter.fresh_scope_path(node.key)
     return emitter.finish(result)

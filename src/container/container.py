@@ -41,7 +41,13 @@ _KEYWORD_ONLY = 1 << 30
 
 
 class _NoScopeCache(dict[Any, Any]):
-    """The cache of the root context: asking it for a scoped value is the error."""
+    """The cache of the root context: asking it for a scoped value is the error.
+
+    It is never empty, so builders never take their fresh-scope path with it.
+    """
+
+    def __init__(self) -> None:
+        super().__init__({_NoScopeCache: None})
 
     def get(self, key: Any, default: Any = None) -> Any:
         raise ScopeError(

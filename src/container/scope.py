@@ -142,7 +142,13 @@ CLOSED_MESSAGE = "this scope is closed; open a new one with container.scope()"
 
 
 class _ClosedCache(dict[Any, Any]):
-    """Installed when a scope closes: any later resolution through it is an error."""
+    """Installed when a scope closes: any later resolution through it is an error.
+
+    It is never empty, so builders never take their fresh-scope path with it.
+    """
+
+    def __init__(self) -> None:
+        super().__init__({_ClosedCache: None})
 
     def get(self, key: Any, default: Any = None) -> Any:
         raise ScopeError(CLOSED_MESSAGE)
@@ -183,8 +189,9 @@ class Scope:
         return self._container
 
     def __repr__(self) -> str:
-        state = "closed" if self.closed else "open"
-        return f"<Scope {state}, {len(self.cache)} cached, {len(self.exits)} finalizers>"
+        if self.closed:
+            return "<Scope closed>"
+        return f"<Scope open, {len(self.cache)} cached, {len(self.exits)} finalizers>"
 
     @overload
     def get(self, key: type[T]) -> T: ...

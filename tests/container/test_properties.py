@@ -10,12 +10,14 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from typing import Any
+from unittest import mock
 
 import anyio
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from container import Container, Lifetime
+from container import Container, Lifetime, codegen
 
 SINGLETON, SCOPED, TRANSIENT = Lifetime.SINGLETON, Lifetime.SCOPED, Lifetime.TRANSIENT
 BOUNDED = settings(max_examples=60, deadline=None)
@@ -151,14 +153,21 @@ def everything(objects: list[Any]) -> list[Any]:
 resolutions = st.lists(st.tuples(st.integers(0, 1), st.integers(0, 6)), min_size=1, max_size=8)
 
 
+@pytest.mark.parametrize("inline_budget", [codegen.INLINE_BUDGET, 1])
 @BOUNDED
 @given(dag=dags(), plan=resolutions)
-def test_container_builds_what_hand_wiring_builds(dag: Dag, plan: list[tuple[int, int]]) -> None:
+def test_container_builds_what_hand_wiring_builds(
+    inline_budget: int, dag: Dag, plan: list[tuple[int, int]]
+) -> None:
     namespace = generate(dag)
     container = wire(dag, namespace)
     assert container.check() == ()
     plan = [(scope, node % len(dag)) for scope, node in plan]
-    with container.scope() as first, container.scope() as second:
+    with (
+        mock.patch.object(codegen, "INLINE_BUDGET", inline_budget),
+        container.scope() as first,
+        container.scope() as second,
+    ):
         scopes = (first, second)
         built = [scopes[s].get(namespace[f"N{i}"]) for s, i in plan]
     build = hand_wire(dag, namespace)

@@ -1,0 +1,87 @@
+"""Compiled builders: graphs deeper than the inline budget, scopes that already hold
+values, and caches that must refuse every lookup."""
+
+from typing import Any
+
+import pytest
+
+from container import Container, ScopeError
+
+
+def chain(length: int) -> list[type]:
+    """``C0 <- C1 <- ...``: each class takes the previous one and, from C2 on, C0 too."""
+    classes: list[type] = []
+    for i in range(length):
+        if i == 0:
+            cls = type("C0", (), {"__init__": lambda self: None})
+        else:
+
+            def init(self: Any, prev: Any, root: Any = None) -> None:
+                self.prev = prev
+                self.root = root
+
+            init.__annotations__ = {"prev": classes[-1], "root": classes[0] if i > 1 else int}
+            cls = type(f"C{i}", (), {"__init__": init})
+        cls.__module__ = __name__
+        classes.append(cls)
+    return classes
+
+
+@pytest.mark.parametrize("length", [3, 40])
+def test_deep_scoped_chain_shares_each_node_within_a_scope(length: int) -> None:
+    classes = chain(length)
+    container = Container()
+    for cls in classes:
+        container.scoped(cls)
+    with container.scope() as scope:
+        top = scope.get(classes[-1])
+        node, seen = top, []
+        while hasattr(node, "prev"):
+            seen.append(node)
+            node = node.prev
+        assert node is scope.get(classes[0])
+        assert len(seen) == length - 1
+        assert all(n.root is node for n in seen[:-1])  # C0 built once, shared by everyone
+        assert all(scope.get(type(n)) is n for n in seen)
+    with container.scope() as other:
+        assert other.get(classes[0]) is not node
+
+
+def test_scope_that_already_holds_values_reuses_them() -> None:
+    classes = chain(5)
+    container = Container()
+    for cls in classes:
+        container.scoped(cls)
+    with container.scope() as scope:
+        middle = scope.get(classes[2])  # the cache is no longer empty
+        top = scope.get(classes[4])
+        assert top.prev.prev is middle
+        assert top.root is middle.prev.prev is scope.get(classes[0])
+
+
+def test_builders_called_directly_refuse_closed_scopes_and_the_root() -> None:
+    classes = chain(3)
+    container = Container()
+    for cls in classes:
+        container.scoped(cls)
+    build = container.builder(classes[-1])
+    with container.scope() as scope:
+        pass
+    with pytest.raises(ScopeError, match="closed"):
+        build(scope)
+    with pytest.raises(ScopeError, match="outside a scope"):
+        container.get(classes[-1])
+    assert scope.exits == []
+
+
+def test_transient_root_of_scoped_nodes_in_a_fresh_scope() -> None:
+    classes = chain(4)
+    container = Container()
+    for cls in classes[:-1]:
+        container.scoped(cls)
+    container.transient(classes[-1])
+    with container.scope() as scope:
+        first, second = scope.get(classes[-1]), scope.get(classes[-1])
+        assert first is not second
+        assert first.prev is second.prev
+        assert first.root is second.root is scope.get(classes[0])
