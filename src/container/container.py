@@ -38,6 +38,8 @@ from container.scope import (
 T = TypeVar("T")
 
 _KEYWORD_ONLY = 1 << 30
+_CALL_PLAN_LIMIT = 4096
+"""Call plans kept before the cache starts over (callables made per call would grow it)."""
 
 
 class _NoScopeCache(dict[Any, Any]):
@@ -462,6 +464,8 @@ class Container:
                 else:
                     params.append((param.name, position, sync_builder, async_builder))
             plan = CallPlan(tuple(params), tuple(positional), tuple(unresolved), name)
+            if len(self._call_plans) >= _CALL_PLAN_LIMIT:
+                self._call_plans.clear()
             self._call_plans[cache_key] = plan
             return plan
 

@@ -148,3 +148,19 @@ def test_call_with_async_dependency_needs_acall(container: Container) -> None:
 
     with container.scope() as scope, pytest.raises(AsyncResolutionRequired):
         scope.call(handler)
+
+
+def test_plans_for_callables_made_per_call_do_not_pile_up(
+    container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import container.container as module
+
+    monkeypatch.setattr(module, "_CALL_PLAN_LIMIT", 3)
+    with container.scope() as scope:
+        for i in range(10):
+
+            def handler(db: Db, value: int = i) -> int:
+                return value
+
+            assert scope.call(handler) == i
+    assert len(container._call_plans) <= 3
