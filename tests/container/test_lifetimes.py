@@ -4,6 +4,7 @@ scope, transient every time."""
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import anyio
@@ -104,6 +105,7 @@ def test_singleton_factory_runs_once_under_concurrent_first_access_from_threads(
 
     def make() -> Service:
         counter.tick()
+        time.sleep(0.01)  # a slow constructor: the other threads arrive meanwhile
         return Service()
 
     container = Container()
@@ -144,6 +146,7 @@ def test_slow_singleton_is_still_built_once_when_threads_pile_up() -> None:
     assert entered.wait(5)
     for thread in threads[1:]:
         thread.start()
+    time.sleep(0.05)  # let them reach the singleton while it is being built
     release.set()
     for thread in threads:
         thread.join(5)
