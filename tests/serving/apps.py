@@ -12,7 +12,18 @@ from types import MappingProxyType
 from mcp.server.auth.provider import AccessToken
 
 from container import Container
-from mcp_adapter import Catalog, McpRequest, McpResponse, Server, Tool, ToolAnnotations
+from mcp_adapter import (
+    Catalog,
+    McpExtension,
+    McpRequest,
+    McpResponse,
+    Platform,
+    PluginManifest,
+    Server,
+    Tool,
+    ToolAnnotations,
+    tool,
+)
 from mcp_adapter.compiler import compile_server
 from schemas import Schema
 
@@ -152,3 +163,26 @@ def toolset_catalog() -> Catalog:
         name: dataclasses.replace(tool, toolset=tools[name]) for name, tool in catalog.tools.items()
     }
     return dataclasses.replace(catalog, tools=MappingProxyType(grouped))
+
+
+class Notes(McpExtension):
+    """An extension contributing tools in two toolsets."""
+
+    def manifest(self) -> PluginManifest:
+        return PluginManifest(name="notes", version="1.0.0")
+
+    @tool(title="Add a note")
+    async def add_note(self, text: str, counter: ProcessCounter) -> str:
+        """Keep a note; the counter comes from the container, not the payload."""
+        counter.calls += 1
+        return f"noted: {text} (#{counter.calls})"
+
+    @tool(toolset="notes-admin")
+    def purge_notes(self) -> str:
+        """Forget every note."""
+        return "purged"
+
+
+def platform() -> Platform:
+    """A ``Platform`` (servable through its ``compile(container)``) made by a factory."""
+    return Platform([Notes()], name="notes-platform")

@@ -105,6 +105,11 @@ def test_resource_url_needs_an_issuer() -> None:
         )
 
 
+def test_scopes_without_a_verifier_are_refused() -> None:
+    with pytest.raises(ValueError, match="need a token_verifier"):
+        http_app(DemoServer, build_container(), required_scopes=("read",))
+
+
 class Compiles:
     """Stands for an extensions ``Platform``: anything with ``compile(container)``."""
 

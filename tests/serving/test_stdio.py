@@ -90,3 +90,27 @@ async def test_unknown_toolset_fails_fast_with_a_clear_line() -> None:
     assert result.returncode == 2
     assert "error: unknown toolset(s): nope (known: issues, repos, users)" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_platform_with_a_toolset_selection(mode: str) -> None:
+    params = stdio_server(
+        [
+            "tests.serving.apps:platform",
+            "--container",
+            "tests.serving.apps:build_container",
+            "--toolsets",
+            "notes",
+        ]
+    )
+    with anyio.fail_after(CALL_TIMEOUT):
+        async with Client(params, mode=mode) as client:
+            tools = await client.list_tools()
+            assert [tool.name for tool in tools.tools] == ["add_note"]
+            assert "counter" not in str(tools.tools[0].input_schema)
+            first = await client.call_tool("add_note", {"text": "milk"})
+            second = await client.call_tool("add_note", {"text": "eggs"})
+            assert [getattr(c, "text", None) for c in first.content] == ["noted: milk (#1)"]
+            assert [getattr(c, "text", None) for c in second.content] == ["noted: eggs (#2)"]
+            with pytest.raises(MCPError, match="Unknown tool: purge_notes"):
+                await client.call_tool("purge_notes", {})

@@ -100,6 +100,8 @@ def http_app(
         ToolsetRouter(catalog, container).install(server)
     if configure is not None:
         configure(server)
+    if token_verifier is None and (required_scopes or resource_server_url):
+        raise ValueError("required_scopes and resource_server_url need a token_verifier")
     if stateless and event_store is not None:
         raise ValueError("event_store needs stateless=False: there is no stream to resume")
     manager = StreamableHTTPSessionManager(
