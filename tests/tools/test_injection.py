@@ -516,3 +516,46 @@ async def test_finalizers_run_when_a_test_client_call_is_abandoned(protocol: str
     with anyio.fail_after(10):  # a hang guard, not a timing assertion
         await finalized.wait()
     assert events == ["open", "handle", "close: CancelledError"]
+
+
+# -- overlapping calls ----------------------------------------------------------------------
+
+
+class Rendezvous:
+    """A singleton both calls meet at: each waits until the other is inside its handler."""
+
+    def __init__(self) -> None:
+        self.arrived = 0
+        self.both = anyio.Event()
+
+
+class MeetTool(Tool):
+    name = "meet"
+
+    async def handle(self, unit: Unit, rendezvous: Rendezvous) -> McpResponse:
+        rendezvous.arrived += 1
+        if rendezvous.arrived == 2:
+            rendezvous.both.set()
+        await rendezvous.both.wait()
+        events.append(unit)
+        return McpResponse.text("met")
+
+
+class MeetServer(Server):
+    tools = (MeetTool,)
+
+
+@pytest.mark.parametrize("mode", [MODERN, "legacy"])
+async def test_overlapping_calls_on_one_connection_get_their_own_scopes(mode: str) -> None:
+    container = Container()
+    container.scoped(Unit)
+    container.instance(Rendezvous, Rendezvous())
+    sdk_server = build_sdk_server(compile_server(MeetServer, container), container)
+    async with Client(sdk_server, mode=mode) as client:
+        with anyio.fail_after(10):  # a hang guard: the calls must run at the same time
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(client.call_tool, "meet", {})
+                tg.start_soon(client.call_tool, "meet", {})
+    first, second = events
+    assert isinstance(first, Unit)
+    assert first is not second
