@@ -13,7 +13,7 @@ class ProblemKind(enum.Enum):
     CAPTIVE = "captive dependency"
     UNANNOTATED = "unannotated parameter"
     VARIADIC = "variadic parameter"
-    INVALID = "invalid binding"
+    INVALID = "invalid declaration"
 
 
 @dataclass(frozen=True, slots=True)

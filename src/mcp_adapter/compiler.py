@@ -343,8 +343,8 @@ def _unique(
             problems.append(
                 problem(
                     (item.cls.__qualname__,),
-                    f"duplicate {kind} name {name!r}, also used by {table[name].cls.__qualname__}",
-                    "give one of them an explicit, different name",
+                    f"duplicate {kind} {name!r}, also used by {table[name].cls.__qualname__}",
+                    f"give each one its own {kind}",
                 )
             )
             continue
@@ -369,7 +369,7 @@ def compile_server(
         if tool is not None:
             tools.append(tool)
     tools.extend(extra_tools)
-    tool_table = _unique("tool", tools, lambda t: t.name, problems)
+    tool_table = _unique("tool name", tools, lambda t: t.name, problems)
     resources = [
         r
         for cls in _classes(server, "resources", Resource, problems)
@@ -384,9 +384,9 @@ def compile_server(
         "resource uri", [r for r in resources if r.template is None], lambda r: str(r.uri), problems
     )
     templates = [r for r in resources if r.template is not None]
-    _unique("resource template", templates, lambda r: r.uri_template_text, problems)
+    _unique("uri_template", templates, lambda r: r.uri_template_text, problems)
     _overlapping(templates, problems)
-    prompt_table = _unique("prompt", prompts, lambda p: p.name, problems)
+    prompt_table = _unique("prompt name", prompts, lambda p: p.name, problems)
     server_name = server.name or server.__name__
     if problems:
         raise CompileError(server_name, problems)

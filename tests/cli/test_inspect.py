@@ -73,7 +73,7 @@ def test_check_reports_every_problem_with_its_path(
     out = capsys.readouterr().out
     assert "error: missing binding: no binding for Clock" in out
     assert "path: NeedsRepositoryTool -> Repository(clock) -> ???" in out
-    assert "error: invalid binding: invalid name 'bad name!'" in out
+    assert "error: invalid declaration: invalid name 'bad name!'" in out
     assert "path: BadNameTool.handle(clock) -> ???" in out
     assert "warning" not in out  # nothing compiled, so nothing to warn about
     assert out.splitlines()[-1] == "tests.cli.apps:BrokenServer: 3 problems"
