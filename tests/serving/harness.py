@@ -22,7 +22,9 @@ from typing import Any
 import uvicorn
 
 REPO = Path(__file__).resolve().parents[2]
-CLI = [sys.executable, "-m", "mcp_adapter.cli"]
+_SCRIPT = Path(sys.executable).with_name("mcp-adapter")
+CLI = [str(_SCRIPT)] if _SCRIPT.is_file() else [sys.executable, "-m", "mcp_adapter.cli"]
+"""The installed ``mcp-adapter`` console script (``python -m mcp_adapter.cli`` without one)."""
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 15.0
 URL_LINE = re.compile(r"at (http://\S+) ")
