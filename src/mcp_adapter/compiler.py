@@ -77,7 +77,7 @@ def description_of(cls: type, explicit: str | None) -> str | None:
 
 def _name_of(cls: type, suffix: str, problems: list[Problem]) -> str:
     explicit = cls.__dict__.get("name")
-    name = explicit if explicit else default_name(cls.__name__, suffix)
+    name = explicit if explicit is not None else default_name(cls.__name__, suffix)
     if not isinstance(name, str) or not valid_name(name):
         problems.append(
             problem(

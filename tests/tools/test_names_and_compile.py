@@ -390,3 +390,17 @@ def test_binding_the_missing_service_makes_the_server_compile() -> None:
     container = Container()
     container.singleton(Clock, SystemClock)
     assert list(compile_server(GreetOnly, container).tools) == ["greet"]
+
+
+def test_an_explicit_empty_name_fails_compilation() -> None:
+    class BlankTool(Tool):
+        name = ""
+
+        async def handle(self) -> McpResponse:
+            return McpResponse.text("x")
+
+    class BlankServer(Server):
+        tools = (BlankTool,)
+
+    with pytest.raises(CompileError, match="invalid name ''"):
+        compile_server(BlankServer, Container())
