@@ -35,6 +35,7 @@ from typing import Any
 import anyio.from_thread
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from container import Container
 from mcp_adapter.catalog import Catalog, CompiledTool, Hooks
@@ -154,7 +155,10 @@ def _check_received(
 ) -> list[str]:
     """What is wrong with the arguments the handler received for payload ``sent``."""
     problems: list[str] = []
-    expected = tool.input.validate(dict(sent))
+    try:
+        expected = tool.input.adapter.validate_python(dict(sent))
+    except ValidationError:
+        return ["the handler was called with a payload the input contract rejects"]
     for slot in tool.handler.slots:
         value = received.get(slot.name, _MISSING)
         where = f"parameter {slot.name!r} ({slot.source.value})"
@@ -170,7 +174,11 @@ def _check_received(
             elif _is_instance(value, slot.key) is False:
                 problems.append(f"{where} received {type(value).__name__}")
         elif slot.source is Source.PAYLOAD:
-            if value is _MISSING or tool.input.dump(value) != tool.input.dump(expected):
+            if (
+                value is _MISSING
+                or type(value) is not type(expected)
+                or tool.input.dump(value) != tool.input.dump(expected)
+            ):
                 problems.append(f"{where} is not the validated payload")
         elif slot.source is Source.ARGUMENT:
             if value is _MISSING or value != getattr(expected, slot.name, _MISSING):
