@@ -34,6 +34,8 @@ class Machine:
     cpu: str
     cores: int
     code: str
+    load: str = ""
+    """The 1/5/15-minute load averages when the run started (a shared machine's noise)."""
 
     @classmethod
     def here(cls) -> Machine:
@@ -44,10 +46,12 @@ class Machine:
             cpu=_cpu_model(),
             cores=os.cpu_count() or 0,
             code=_code_version(),
+            load=_load(),
         )
 
     def line(self) -> str:
-        return f"{self.date}; {self.python}; {self.system}; {self.cpu}, {self.cores} cores"
+        load = f", load average {self.load}" if self.load else ""
+        return f"{self.date}; {self.python}; {self.system}; {self.cpu}, {self.cores} cores{load}"
 
 
 def _code_version() -> str:
@@ -71,6 +75,13 @@ def _code_version() -> str:
     except (OSError, subprocess.CalledProcessError):
         return "unknown commit"
     return f"commit {commit}" + (" + uncommitted changes in src/" if dirty else "")
+
+
+def _load() -> str:
+    try:
+        return " / ".join(f"{value:.1f}" for value in os.getloadavg())
+    except OSError:
+        return ""
 
 
 def _cpu_model() -> str:

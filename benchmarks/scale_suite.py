@@ -241,7 +241,7 @@ def measure(options: RunOptions) -> Measured:
     sizes = QUICK_SIZES if options.quick else SIZES
     results = []
     for size in sizes:
-        repeats = 1 if options.quick else (3 if size >= 10_000 else 7)
+        repeats = 1 if options.quick else (2 if size >= 10_000 else 7)
         options.progress(f"{size:,} tools: {repeats} cold compile(s) per variant, own process")
         figures = _compile_in_subprocess(size, repeats)
         options.progress(f"{size:,} tools: models made in {figures['made_s']:.1f} s (not timed)")
@@ -491,7 +491,7 @@ SUITE = Suite(
         "the hook variant adds `def shouldRegister(self) -> bool: return True`. Making "
         "the models is not timed.",
         "Compile rows: one sample per cold compile (fresh `Container`, `Contract.of` cache "
-        "emptied), 7 per variant (3 at 10,000 tools, 1 with `--quick`), GC on, in a process "
+        "emptied), 7 per variant (2 at 10,000 tools, 1 with `--quick`), GC on, in a process "
         "per size that holds only that server's classes and first compiled a 2-tool server "
         "(imports, pydantic's lazily built parts); variants and GC on/off alternate. The "
         "ratio is per tool against the 100-tool server, so 1.00x means linear growth. Memory: "
