@@ -128,6 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     runs: list[report.SuiteRun] = []
     for name in names:
+        suite_started = time.perf_counter()
         suite = load(name)
         say = _progress(name)
         options = RunOptions(
@@ -148,6 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         run = report.SuiteRun(suite, table, suite.targets(table), options.settings, measured)
         runs.append(run)
         print(report.suite_markdown(run), flush=True)
+        say(f"done in {time.perf_counter() - suite_started:.1f} s")
 
     if args.write or (not args.quick and not args.no_write):
         args.out.mkdir(parents=True, exist_ok=True)

@@ -209,7 +209,7 @@ ROUNDS = 15
 def tune(settings: Settings, quick: bool) -> Settings:
     """Long loops (1,000 calls, a fraction of a second each) and fewer rounds."""
     if quick:
-        return dataclasses.replace(settings, repeats=3, min_number=100)
+        return dataclasses.replace(settings, repeats=3, min_number=50)
     return dataclasses.replace(settings, repeats=ROUNDS, min_number=CALLS_PER_LOOP)
 
 
