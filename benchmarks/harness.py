@@ -186,18 +186,25 @@ def _timed(timer: Timer, n: int) -> float:
             gc.enable()
 
 
-def _calibrate(timer: Timer, target: float, least: int = 1) -> int:
-    """The smallest loop count in 1, 2, 5, 10, 20, ... whose sample takes ``target``.
-
-    Never less than ``least``.
-    """
+def _next_count(n: int) -> int:
+    """The next loop count after ``n`` in 1, 2, 5, 10, 20, 50, ..."""
     number = 1
     while True:
         for step in (1, 2, 5):
-            n = number * step
-            if n >= least or _timed(timer, n) >= target:
-                return max(n, least)
+            if number * step > n:
+                return number * step
         number *= 10
+
+
+def _calibrate(timer: Timer, target: float, least: int = 1) -> int:
+    """The smallest loop count in 1, 2, 5, 10, 20, ... whose sample takes ``target``.
+
+    Starts at ``least`` (so never returns less).
+    """
+    n = max(1, least)
+    while _timed(timer, n) < target:
+        n = _next_count(n)
+    return n
 
 
 def _finish(
