@@ -1,0 +1,81 @@
+"""This adapter's side of the HTTP benchmark: the ``add`` tool, served by ``mcp-adapter serve``.
+
+``mcp-adapter serve benchmarks.http_adapter:AddServer --container
+benchmarks.http_adapter:build_container --http --json-response --workers N``
+serves it (each worker imports this module and builds its own container). The
+tool is the per-call workload of :mod:`benchmarks.mcp_workload`: ``add(a, b)``
+with the singleton ``Clock`` injected into the constructor and a per-request
+``Ledger(clock)`` injected into ``handle()``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.applications import Starlette
+
+from benchmarks.mcp_workload import TOOL, Clock, Ledger
+from container import Container
+from mcp_adapter import McpResponse, Server, Tool, http_app
+from schemas import Schema
+
+
+class AddInput(Schema):
+    a: int
+    b: int
+
+
+class AddOutput(Schema):
+    sum: int
+
+
+class AddTool(Tool[AddInput, AddOutput]):
+    """Adds two integers."""
+
+    name = TOOL
+
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+
+    async def handle(self, payload: AddInput, ledger: Ledger) -> McpResponse:
+        return McpResponse.structured(
+            AddOutput(sum=ledger.add(payload.a, payload.b) + self.clock.offset)
+        )
+
+
+class AddServer(Server):
+    name = "adapter-http-bench"
+    tools = (AddTool,)
+
+
+def build_container() -> Container:
+    container = Container()
+    container.singleton(Clock)
+    container.scoped(Ledger)
+    return container
+
+
+def app() -> Starlette:
+    """What ``mcp-adapter serve ... --http --json-response`` builds, for in-process checks."""
+    return http_app(AddServer, build_container(), json_response=True)
+
+
+def app_with_schema_lookup() -> Starlette:
+    """:func:`app` plus the SDK's ``get_tool_input_schema`` hook, set from the catalog.
+
+    Without the hook the SDK's 2026-07-28 HTTP entry finds a ``tools/call``'s input
+    schema (to check ``Mcp-Param-*`` headers) by running the server's whole
+    ``tools/list`` handler for every call that has arguments; ``MCPServer`` and
+    FastMCP set the hook. This variant measures what setting it would buy; it
+    touches nothing in ``src/``.
+    """
+    served = app()
+    catalog = served.state.mcp_catalog
+    sdk_server: Any = served.state.mcp_session_manager.app
+
+    def lookup(name: str) -> dict[str, Any] | None:
+        tool = catalog.tools.get(name)
+        return None if tool is None else tool.modern.input_schema
+
+    sdk_server.get_tool_input_schema = lookup
+    return served

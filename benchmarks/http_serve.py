@@ -1,0 +1,113 @@
+"""Serve one contender of the HTTP benchmark under uvicorn, as ``mcp-adapter serve`` does.
+
+``python -m benchmarks.http_serve KIND --port P [--workers N]`` runs
+``uvicorn.run("benchmarks.http_serve:<factory>", factory=True, workers=N,
+log_level="warning", lifespan="on")`` on 127.0.0.1: the uvicorn settings of
+``mcp-adapter serve --http`` (``mcp_adapter/cli/serve.py``), so every contender
+gets the same server loop, HTTP parser and logging.
+
+Kinds: ``mcpserver`` (the SDK's ``MCPServer`` with ``Resolve``), ``fastmcp``
+(FastMCP with ``Depends``; run with the python of its own venv), and this
+adapter's app built in-process (``adapter``; ``adapter-lookup`` also sets the
+SDK's ``get_tool_input_schema`` hook). This module imports only the standard
+library and uvicorn at the top, so it runs in the FastMCP venv too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+HOST = "127.0.0.1"
+PATH = "/mcp"
+
+
+def mcpserver_app() -> Any:
+    """``MCPServer`` + ``Resolve``: stateless streamable HTTP, JSON responses."""
+    from benchmarks.mcp_workload import mcpserver_resolve
+
+    return mcpserver_resolve().streamable_http_app(
+        streamable_http_path=PATH, stateless_http=True, json_response=True, host=HOST
+    )
+
+
+def fastmcp_app() -> Any:
+    """FastMCP + ``Depends`` (:mod:`benchmarks.http_fastmcp`; its own venv only)."""
+    from benchmarks.http_fastmcp import app
+
+    return app(PATH, HOST)
+
+
+def adapter_app() -> Any:
+    from benchmarks.http_adapter import app
+
+    return app()
+
+
+def adapter_lookup_app() -> Any:
+    from benchmarks.http_adapter import app_with_schema_lookup
+
+    return app_with_schema_lookup()
+
+
+FACTORIES = {
+    "mcpserver": "mcpserver_app",
+    "fastmcp": "fastmcp_app",
+    "adapter": "adapter_app",
+    "adapter-lookup": "adapter_lookup_app",
+}
+
+
+def tcp_listener(port: int) -> socket.socket:
+    """A listening socket made with ``IPPROTO_TCP``, so accepted sockets get ``TCP_NODELAY``.
+
+    asyncio turns on ``TCP_NODELAY`` only for sockets whose ``proto`` is
+    ``IPPROTO_TCP``, and accepted sockets inherit ``proto`` from the listener.
+    uvicorn's ``--workers`` path binds its listener with ``proto`` 0 (uvicorn
+    issue 3149), which leaves Nagle's algorithm on: uvicorn writes a response's
+    head and body separately, so each keep-alive response waits for the
+    client's delayed ACK (about 40 ms on Linux).
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((HOST, port))
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.http_serve")
+    parser.add_argument("kind", choices=sorted(FACTORIES))
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument(
+        "--stock",
+        action="store_true",
+        help="with --workers > 1: uvicorn.run's own listener (Nagle stays on, uvicorn#3149)",
+    )
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    target = f"benchmarks.http_serve:{FACTORIES[args.kind]}"
+    settings: dict[str, Any] = {"factory": True, "log_level": "warning", "lifespan": "on"}
+    if args.workers == 1 or args.stock:
+        # One worker: uvicorn hands asyncio a host and port, and asyncio's listener
+        # (from getaddrinfo) has proto IPPROTO_TCP, so TCP_NODELAY is on.
+        uvicorn.run(target, host=HOST, port=args.port, workers=args.workers, **settings)
+        return 0
+    sock = tcp_listener(args.port)
+    config = uvicorn.Config(target, host=HOST, port=args.port, workers=args.workers, **settings)
+    try:
+        Multiprocess(config, sockets=[sock]).run()
+    finally:
+        sock.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
