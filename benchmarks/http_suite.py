@@ -1,0 +1,962 @@
+"""Over HTTP on 127.0.0.1: ``tools/call`` per second and its latency, 1 and 2 workers.
+
+The workload is the per-call one (:mod:`benchmarks.mcp_workload`): ``add(a, b)``
+with a singleton ``Clock`` and a per-request ``Ledger(clock)`` injected,
+structured output ``{"sum": a + b}``. Each contender serves it over stateless
+streamable HTTP with JSON responses under uvicorn, in processes of its own:
+
+- this adapter through ``mcp-adapter serve --http --json-response [--workers N]``
+  (:mod:`benchmarks.http_adapter`), the documented way to serve it;
+- this adapter's ``http_app`` under uvicorn, started like the SDK's ``MCPServer``
+  (:mod:`benchmarks.http_serve`), and the same with the SDK's
+  ``get_tool_input_schema`` hook set (what that hook would buy);
+- the SDK's ``MCPServer`` with ``Resolve`` (``streamable_http_app(stateless_http=True,
+  json_response=True)``), the anchor of each table;
+- FastMCP with ``Depends``, from a virtual environment of its own
+  (``.bench-venvs/http-fastmcp``) with the same ``mcp``, uvicorn and Starlette.
+
+A load generator in a second process (:mod:`benchmarks.http_load`) keeps 32
+keep-alive connections busy with one prebuilt 2026-07-28 ``tools/call`` each
+(``_meta`` envelope plus ``MCP-Protocol-Version``/``Mcp-Method``/``Mcp-Name``
+headers), checks every answer, and reports requests per second, p50/p99 latency
+and the CPU time of the server's processes. Every server is checked over the
+wire before it is measured, and every app that runs in this environment is
+checked in process (one ``Ledger`` per request, one ``Clock``).
+
+Rounds: the servers of a round start together, then each is measured once
+(warm-up, then the measured window) in a shuffled order; figures are medians
+over rounds. The ``asgi`` scenario times each app's ASGI callable in this
+process, without sockets, with the usual harness.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import random
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from mcp_types import (
+    CLIENT_CAPABILITIES_META_KEY,
+    CLIENT_INFO_META_KEY,
+    PROTOCOL_VERSION_META_KEY,
+)
+
+from benchmarks import http_asgi, http_load, http_serve
+from benchmarks.harness import Case, Result, Row, Settings
+from benchmarks.mcp_workload import TOOL, Clock, Ledger
+from benchmarks.suite import Column, Measured, RunOptions, Suite, Table, Target, find
+
+ROOT = Path(__file__).resolve().parent.parent
+HOST = "127.0.0.1"
+PATH = "/mcp"
+PROTOCOL = "2026-07-28"
+
+# -- the request -------------------------------------------------------------------
+
+
+def request_body(a: Any = 1, b: Any = 2, request_id: int = 1) -> bytes:
+    """One 2026-07-28 ``tools/call`` with its per-request ``_meta`` envelope."""
+    message = {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {
+            "name": TOOL,
+            "arguments": {"a": a, "b": b},
+            "_meta": {
+                PROTOCOL_VERSION_META_KEY: PROTOCOL,
+                CLIENT_INFO_META_KEY: {"name": "mcp-adapter-http-bench", "version": "1"},
+                CLIENT_CAPABILITIES_META_KEY: {},
+            },
+        },
+    }
+    return json.dumps(message, separators=(",", ":")).encode()
+
+
+HEADERS: tuple[tuple[str, str], ...] = (
+    ("Accept", "application/json, text/event-stream"),
+    ("MCP-Protocol-Version", PROTOCOL),
+    ("Mcp-Method", "tools/call"),
+    ("Mcp-Name", TOOL),
+)
+"""What the SDK's streamable HTTP client sends with a 2026-07-28 ``tools/call``."""
+BODY = request_body()
+EXPECT = '"structuredContent":{"sum":3}'
+"""Every measured answer must contain this (the SDK writes compact JSON)."""
+
+# -- timing ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Timing:
+    warmup: float
+    """Seconds of load before the measured window (connections, caches, workers)."""
+    duration: float
+    """Seconds of the measured window."""
+    rounds: int
+    connections: int = 32
+
+    @classmethod
+    def for_run(cls, quick: bool) -> Timing:
+        base = cls(0.5, 1.5, 1) if quick else cls(3.0, 8.0, 3)
+        env = os.environ.get
+        return cls(
+            warmup=float(env("BENCH_HTTP_WARMUP") or base.warmup),
+            duration=float(env("BENCH_HTTP_SECONDS") or base.duration),
+            rounds=int(env("BENCH_HTTP_ROUNDS") or base.rounds),
+            connections=int(env("BENCH_HTTP_CONNECTIONS") or base.connections),
+        )
+
+    def describe(self) -> str:
+        return (
+            f"{self.connections} keep-alive connections; per server and round "
+            f"{self.warmup:g} s of warm-up, then {self.duration:g} s measured; "
+            f"{self.rounds} round{'s' if self.rounds != 1 else ''}, medians"
+        )
+
+
+# -- contenders --------------------------------------------------------------------
+
+SCENARIO = {1: "http-1", 2: "http-2"}
+ASGI = "asgi"
+
+VENV_DIR = ".bench-venvs/http-fastmcp"
+VENV = ROOT / VENV_DIR
+STAMP = VENV / "bench-pins.txt"
+FASTMCP_PIN = "fastmcp==4.2.3"
+SHARED = (
+    "mcp",
+    "mcp-types",
+    "pydantic",
+    "pydantic-core",
+    "anyio",
+    "starlette",
+    "uvicorn",
+    "h11",
+    "sse-starlette",
+)
+"""Pinned to this environment's versions, so FastMCP runs on the same SDK and server."""
+
+
+@dataclass(frozen=True)
+class Contender:
+    tag: str
+    name: str
+    workers: int
+    argv: Callable[[int], list[str]]
+    """The command serving on the given port."""
+    anchor: bool = False
+    note: str = ""
+    venv: bool = False
+    """Runs with the python of :data:`VENV_DIR`."""
+
+    @property
+    def scenario(self) -> str:
+        return SCENARIO[self.workers]
+
+
+def _cli(workers: int) -> Callable[[int], list[str]]:
+    def argv(port: int) -> list[str]:
+        command = [
+            sys.executable,
+            "-m",
+            "mcp_adapter.cli",
+            "serve",
+            "benchmarks.http_adapter:AddServer",
+            "--container",
+            "benchmarks.http_adapter:build_container",
+            "--http",
+            "--host",
+            HOST,
+            "--port",
+            str(port),
+            "--json-response",
+        ]
+        return command + (["--workers", str(workers)] if workers > 1 else [])
+
+    return argv
+
+
+def _launcher(
+    kind: str, workers: int, *, stock: bool = False, venv: bool = False
+) -> Callable[[int], list[str]]:
+    def argv(port: int) -> list[str]:
+        python = str(_venv_python()) if venv else sys.executable
+        command = [python, "-m", "benchmarks.http_serve", kind, "--port", str(port)]
+        command += ["--workers", str(workers)]
+        return command + (["--stock"] if stock else [])
+
+    return argv
+
+
+NODELAY = "listener made with IPPROTO_TCP, so TCP_NODELAY is on"
+
+
+def contenders(quick: bool, fastmcp: bool) -> list[Contender]:
+    one = [
+        Contender(
+            "mcpserver",
+            "MCPServer + Resolve (anchor)",
+            1,
+            _launcher("mcpserver", 1),
+            anchor=True,
+            note="`uvicorn.run(factory)`",
+        ),
+        Contender(
+            "ours-cli",
+            "this adapter, `mcp-adapter serve`",
+            1,
+            _cli(1),
+            note="the CLI binds its own socket (proto 0): Nagle on",
+        ),
+        Contender(
+            "ours-app",
+            "this adapter, `http_app` under uvicorn",
+            1,
+            _launcher("adapter", 1),
+            note="started like MCPServer",
+        ),
+    ]
+    if quick:
+        return one
+    one.append(
+        Contender(
+            "ours-lookup",
+            "this adapter, `http_app` + `get_tool_input_schema` hook",
+            1,
+            _launcher("adapter-lookup", 1),
+            note="diagnostic: the hook set from the catalog (not in src/)",
+        )
+    )
+    two = [
+        Contender(
+            "mcpserver",
+            "MCPServer + Resolve (anchor)",
+            2,
+            _launcher("mcpserver", 2),
+            anchor=True,
+            note=NODELAY,
+        ),
+        Contender(
+            "ours-cli",
+            "this adapter, `mcp-adapter serve --workers 2`",
+            2,
+            _cli(2),
+            note="the CLI binds its own socket (proto 0): Nagle on",
+        ),
+        Contender(
+            "ours-app",
+            "this adapter, `http_app` under uvicorn",
+            2,
+            _launcher("adapter", 2),
+            note=NODELAY,
+        ),
+        Contender(
+            "mcpserver-stock",
+            "MCPServer + Resolve, stock `uvicorn.run(workers=2)`",
+            2,
+            _launcher("mcpserver", 2, stock=True),
+            note="uvicorn's own listener (proto 0, uvicorn#3149): Nagle on",
+        ),
+    ]
+    if fastmcp:
+        one.append(
+            Contender(
+                "fastmcp",
+                "FastMCP + Depends (own venv)",
+                1,
+                _launcher("fastmcp", 1, venv=True),
+                venv=True,
+                note=f"`{VENV_DIR}`; `uvicorn.run(factory)`",
+            )
+        )
+        two.append(
+            Contender(
+                "fastmcp",
+                "FastMCP + Depends (own venv)",
+                2,
+                _launcher("fastmcp", 2, venv=True),
+                venv=True,
+                note=f"`{VENV_DIR}`; {NODELAY}",
+            )
+        )
+    return one + two
+
+
+# -- FastMCP's virtual environment ---------------------------------------------------
+
+
+def _venv_python() -> Path:
+    return VENV / "bin" / "python"
+
+
+def venv_pins() -> list[str]:
+    shared = []
+    for name in SHARED:
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            shared.append(f"{name}=={metadata.version(name)}")
+    return [FASTMCP_PIN, *shared]
+
+
+def venv_ready() -> bool:
+    return _venv_python().exists() and STAMP.exists() and STAMP.read_text().split() == venv_pins()
+
+
+def _uv() -> list[str]:
+    found = os.environ.get("UV") or shutil.which("uv")
+    return [found] if found else [sys.executable, "-m", "uv"]
+
+
+def ensure_venv(progress: Callable[[str], None]) -> None:
+    if venv_ready():
+        return
+    if not _venv_python().exists():
+        progress(f"creating {VENV_DIR} with uv venv")
+        base = getattr(sys, "_base_executable", sys.executable)
+        subprocess.run(
+            [*_uv(), "venv", "--quiet", "--python", base, str(VENV)], check=True, cwd=ROOT
+        )
+    pins = venv_pins()
+    progress(f"installing {' '.join(pins)} into {VENV_DIR}")
+    subprocess.run(
+        [*_uv(), "pip", "install", "--quiet", "--python", str(_venv_python()), *pins],
+        check=True,
+        cwd=ROOT,
+        timeout=900,
+    )
+    STAMP.write_text("\n".join(pins) + "\n")
+
+
+def venv_versions() -> str:
+    code = (
+        "import importlib.metadata as m, sys;"
+        "print(', '.join(f'{n} {m.version(n)}' for n in sys.argv[1:]))"
+    )
+    done = subprocess.run(
+        [str(_venv_python()), "-c", code, "fastmcp", "mcp", "uvicorn", "starlette", "pydantic"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return done.stdout.strip()
+
+
+def _venv_env() -> dict[str, str]:
+    env = dict(os.environ)
+    for name in ("VIRTUAL_ENV", "PYTHONHOME", "UV_PROJECT_ENVIRONMENT"):
+        env.pop(name, None)
+    env["PYTHONPATH"] = str(ROOT)  # the benchmarks package; not src/
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+# -- running servers ---------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it (Linux ``/proc``)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo.extend(children.get(current, ()))
+    return found
+
+
+def connections_by_process(port: int, pids: Sequence[int]) -> dict[int, int]:
+    """Established connections on local ``port`` per process of ``pids`` (``/proc``)."""
+    wanted = f"{port:04X}"
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError), open(table) as rows:
+            next(rows)
+            for line in rows:
+                parts = line.split()
+                if parts[1].rsplit(":", 1)[1] == wanted and parts[3] == "01":  # ESTABLISHED
+                    inodes.add(parts[9])
+    counts: dict[int, int] = {}
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                with contextlib.suppress(OSError):
+                    target = os.readlink(fd)
+                    if target.startswith("socket:[") and target[8:-1] in inodes:
+                        counts[pid] = counts.get(pid, 0) + 1
+    return counts
+
+
+def post(port: int, body: bytes, timeout: float = 10.0) -> tuple[int, Any]:
+    """One request on a new connection; the status and the decoded JSON body."""
+    import http.client
+
+    connection = http.client.HTTPConnection(HOST, port, timeout=timeout)
+    try:
+        connection.request(
+            "POST", PATH, body=body, headers={"Content-Type": "application/json", **dict(HEADERS)}
+        )
+        response = connection.getresponse()
+        raw = response.read()
+    finally:
+        connection.close()
+    try:
+        return response.status, json.loads(raw)
+    except ValueError:
+        return response.status, raw.decode(errors="replace")
+
+
+def check_answer(status: int, answer: Any, total: int, who: str) -> None:
+    """A 200 with ``structuredContent == {"sum": total}`` and the same as JSON text."""
+    problems = []
+    result = answer.get("result") if isinstance(answer, dict) else None
+    if status != 200 or not isinstance(result, dict):
+        raise AssertionError(f"{who}: HTTP {status}: {str(answer)[:300]}")
+    if result.get("isError"):
+        problems.append(f"isError: {result.get('content')}")
+    if result.get("structuredContent") != {"sum": total}:
+        problems.append(f"structuredContent {result.get('structuredContent')!r}")
+    texts = [
+        block.get("text") for block in result.get("content", ()) if block.get("type") == "text"
+    ]
+    if len(texts) != 1 or json.loads(texts[0]) != {"sum": total}:
+        problems.append(f"text content {texts!r}")
+    if problems:
+        raise AssertionError(f"{who}: {'; '.join(problems)}")
+
+
+def check_refusal(status: int, answer: Any, who: str) -> None:
+    """Arguments outside the schema are refused (``isError`` or a JSON-RPC error)."""
+    refused = isinstance(answer, dict) and (
+        "error" in answer or bool((answer.get("result") or {}).get("isError"))
+    )
+    if not refused:
+        raise AssertionError(f"{who}: invalid arguments were accepted (HTTP {status}): {answer}")
+
+
+def check_over_the_wire(port: int, who: str) -> None:
+    check_answer(*post(port, BODY), 3, who)
+    check_answer(*post(port, request_body(20, 22, 7)), 42, who)
+    check_refusal(*post(port, request_body("one", 2, 8)), who)
+
+
+@dataclass
+class Running:
+    contender: Contender
+    port: int
+    process: subprocess.Popen[bytes]
+    log: Any
+
+    def pids(self) -> list[int]:
+        return descendants(self.process.pid)
+
+    def output(self) -> str:
+        self.log.seek(0)
+        text: str = self.log.read().decode(errors="replace")
+        return text[-2000:]
+
+
+def start(contender: Contender) -> Running:
+    port = free_port()
+    log = tempfile.TemporaryFile()  # noqa: SIM115  # lives as long as the server
+    process = subprocess.Popen(
+        contender.argv(port),
+        cwd=ROOT,
+        env=_venv_env() if contender.venv else None,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=log,
+        start_new_session=True,
+    )
+    return Running(contender, port, process, log)
+
+
+def _cpu_ticks(pids: Sequence[int]) -> float:
+    return http_load.cpu_seconds(pids)
+
+
+def wait_ready(server: Running, timeout: float = 120.0) -> None:
+    """Until the server answers correctly and every process of it has gone idle.
+
+    Idle (no CPU time used for 0.5 s) means every worker has finished importing
+    and waits in its event loop, so the load generator's connections are
+    accepted by all workers, not by the first one up.
+    """
+    who = server.contender.name
+    deadline = time.monotonic() + timeout
+    while True:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"{who} exited ({server.process.returncode}):\n{server.output()}")
+        try:
+            check_over_the_wire(server.port, who)
+            break
+        except (OSError, ConnectionError):
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{who} did not answer within {timeout:g} s:\n{server.output()}")
+        time.sleep(0.2)
+    before = _cpu_ticks(server.pids())
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        pids = server.pids()
+        now = _cpu_ticks(pids)
+        if now == before and len(pids) >= server.contender.workers:
+            return
+        before = now
+    raise RuntimeError(f"{who} never went idle within {timeout:g} s")
+
+
+def stop(server: Running) -> None:
+    if server.process.poll() is None:
+        server.process.terminate()
+        try:
+            server.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.process.pid, 9)
+            server.process.wait(timeout=15)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(server.process.pid, 9)  # workers left behind by a dead supervisor
+    server.log.close()
+
+
+def load(server: Running, timing: Timing) -> dict[str, Any]:
+    """Run the load generator against ``server`` in a second process; its figures."""
+    pids = server.pids()
+    command = [
+        sys.executable,
+        "-m",
+        "benchmarks.http_load",
+        "--port",
+        str(server.port),
+        "--path",
+        PATH,
+        "--body",
+        BODY.decode(),
+        "--expect",
+        EXPECT,
+        "--connections",
+        str(timing.connections),
+        "--warmup",
+        str(timing.warmup),
+        "--duration",
+        str(timing.duration),
+        "--pids",
+        ",".join(map(str, pids)),
+    ]
+    for name, value in HEADERS:
+        command += ["--header", f"{name}: {value}"]
+    generator = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    spread: dict[int, int] = {}
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        generator.wait(timeout=timing.warmup / 2 + 0.5)
+    if generator.poll() is None:
+        spread = connections_by_process(server.port, pids)
+    out, _ = generator.communicate(timeout=timing.warmup + timing.duration + 120)
+    if generator.returncode != 0:
+        raise RuntimeError(f"the load generator failed against {server.contender.name}")
+    figures: dict[str, Any] = json.loads(out)
+    figures["spread"] = sorted(spread.values(), reverse=True)
+    return figures
+
+
+# -- the measurement ---------------------------------------------------------------
+
+
+@dataclass
+class Samples:
+    contender: Contender
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    failure: str = ""
+
+
+def _rounds(
+    chosen: Sequence[Contender], timing: Timing, progress: Callable[[str], None]
+) -> list[Samples]:
+    samples = [Samples(c) for c in chosen]
+    order = list(range(len(chosen)))
+    shuffle = random.Random(0).shuffle
+    for number in range(1, timing.rounds + 1):
+        live = [s for s in samples if not s.failure]
+        progress(f"round {number}/{timing.rounds}: starting {len(live)} servers")
+        running: dict[int, Running] = {}
+        try:
+            for index, sample in enumerate(samples):
+                if not sample.failure:
+                    running[index] = start(sample.contender)
+            for index, server in running.items():
+                try:
+                    wait_ready(server)
+                except (RuntimeError, AssertionError) as exc:
+                    if not server.contender.venv:
+                        raise
+                    samples[index].failure = str(exc).splitlines()[0]
+                    progress(f"{server.contender.name} left out: {samples[index].failure}")
+            shuffle(order)
+            for index in order:
+                sample = samples[index]
+                if index not in running or sample.failure:
+                    continue
+                server = running[index]
+                figures = load(server, timing)
+                label = f"{server.contender.name} ({server.contender.workers}w)"
+                if figures["errors"] or not figures["requests"]:
+                    bad = f"{figures['errors']} bad answers, e.g. {figures['error_sample']}"
+                    sample.failure = bad
+                    progress(f"{label} left out: {bad}")
+                    continue
+                sample.rounds.append(figures)
+                progress(
+                    f"{label}: {figures['rps']:,.0f} req/s, p50 {figures['p50_ms']:.1f} ms, "
+                    f"p99 {figures['p99_ms']:.1f} ms"
+                )
+        finally:
+            for server in running.values():
+                stop(server)
+    return samples
+
+
+def _median(rounds: Sequence[Mapping[str, Any]], key: str) -> float:
+    return statistics.median(float(r[key]) for r in rounds)
+
+
+def _result(sample: Samples) -> Result:
+    contender, rounds = sample.contender, sample.rounds
+    case = Case(
+        scenario=contender.scenario,
+        name=contender.name,
+        stmt="",
+        setup=dict,
+        anchor=contender.anchor,
+        note=contender.note,
+        tag=contender.tag,
+    )
+    per_request_ns = [1e9 / r["rps"] for r in rounds]
+    spreads = [r["spread"] for r in rounds if r["spread"]]
+    extra = {
+        "rps": _median(rounds, "rps"),
+        "p50_ms": _median(rounds, "p50_ms"),
+        "p99_ms": _median(rounds, "p99_ms"),
+        "cpu_us": statistics.median(r["server_cpu_s"] / r["requests"] * 1e6 for r in rounds),
+        "server_cores": statistics.median(r["server_cpu_s"] / r["seconds"] for r in rounds),
+        "other_cores": statistics.median(
+            r["machine_busy_cores"] - (r["server_cpu_s"] + r["generator_cpu_s"]) / r["seconds"]
+            for r in rounds
+        ),
+        "spread_max": max((s[0] for s in spreads), default=0),
+        "spread_min": min((s[-1] if len(s) > 1 else 0 for s in spreads), default=0),
+    }
+    number = int(statistics.median(r["requests"] for r in rounds))
+    return Result(case, number, per_request_ns, extra)
+
+
+def measure(options: RunOptions) -> Measured:
+    timing = Timing.for_run(options.quick)
+    notes: list[str] = [f"HTTP timing: {timing.describe()}."]
+    versions = [
+        "uvicorn "
+        + metadata.version("uvicorn")
+        + f" ({_uvicorn_flavour()}), starlette {metadata.version('starlette')}"
+    ]
+    fastmcp = False
+    if options.venvs is False:
+        notes.append("FastMCP rows skipped (`--no-venvs`).")
+    elif options.quick and options.venvs is None:
+        notes.append("FastMCP rows skipped in `--quick` runs.")
+    else:
+        try:
+            if options.venvs:
+                ensure_venv(options.progress)
+            fastmcp = venv_ready()
+            if fastmcp:
+                versions.append(f"FastMCP venv: {venv_versions()}")
+            else:
+                notes.append(f"FastMCP rows skipped: `{VENV_DIR}` does not exist.")
+        except (OSError, subprocess.SubprocessError) as exc:
+            notes.append(f"FastMCP rows missing: its venv failed ({exc}).")
+    chosen = contenders(options.quick, fastmcp)
+    options.progress(f"{len(chosen)} servers; {timing.describe()}")
+    samples = _rounds(chosen, timing, options.progress)
+    results = []
+    for sample in samples:
+        if sample.failure or not sample.rounds:
+            notes.append(
+                f"{sample.contender.name} ({sample.contender.workers}w) left out: "
+                f"{sample.failure or 'not measured'}"
+            )
+            continue
+        results.append(_result(sample))
+    return Measured(results, notes, versions)
+
+
+def _uvicorn_flavour() -> str:
+    found = []
+    for module, name in (("uvloop", "uvloop"), ("httptools", "httptools")):
+        try:
+            __import__(module)
+            found.append(name)
+        except ImportError:
+            continue
+    return "auto: " + (", ".join(found) if found else "asyncio loop, h11")
+
+
+# -- in process: the ASGI app alone ------------------------------------------------
+
+
+def _apps() -> list[tuple[str, str, Callable[[], Any], bool]]:
+    """``(name, tag, make app, anchor)`` of the apps that run in this environment."""
+    return [
+        ("MCPServer + Resolve (anchor)", "mcpserver", http_serve.mcpserver_app, True),
+        ("this adapter, `http_app`", "ours-app", http_serve.adapter_app, False),
+        (
+            "this adapter, `http_app` + `get_tool_input_schema` hook",
+            "ours-lookup",
+            http_serve.adapter_lookup_app,
+            False,
+        ),
+    ]
+
+
+CALL = "await call()"
+
+
+def _quiet() -> None:
+    """The SDK logs each session manager's start and stop, and refused arguments, at INFO."""
+    logging.getLogger("mcp").setLevel(logging.WARNING)
+
+
+async def _asgi_setup(make: Callable[[], Any]) -> Mapping[str, Any]:
+    _quiet()
+    app = make()
+    close = await http_asgi.running(app)
+    return {"call": http_asgi.caller(app, PATH, HEADERS, BODY), "_close": close}
+
+
+async def _asgi_teardown(names: Mapping[str, Any]) -> None:
+    await names["_close"]()
+
+
+def cases(options: RunOptions | None = None) -> list[Case]:
+    return [
+        Case(
+            ASGI,
+            name,
+            CALL,
+            lambda make=make: _asgi_setup(make),  # type: ignore[misc]
+            is_async=True,
+            anchor=anchor,
+            tag=tag,
+            teardown=_asgi_teardown,
+        )
+        for name, tag, make, anchor in _apps()
+    ]
+
+
+def verify(options: RunOptions | None = None) -> None:
+    """In process: each app answers, builds one ``Ledger`` per request, never a ``Clock``."""
+
+    async def check(name: str, make: Callable[[], Any]) -> None:
+        app = make()
+        close = await http_asgi.running(app)
+        try:
+            call = http_asgi.caller(app, PATH, HEADERS, BODY)
+            status, raw = await call()
+            check_answer(status, json.loads(raw), 3, name)
+            ledgers, clocks = Ledger.created, Clock.created
+            for _ in range(3):
+                status, raw = await call()
+                check_answer(status, json.loads(raw), 3, name)
+                if EXPECT.encode() not in raw:
+                    raise AssertionError(f"{name}: the answer lacks {EXPECT}: {raw[:300]!r}")
+            if Ledger.created - ledgers != 3:
+                raise AssertionError(f"{name}: {Ledger.created - ledgers} Ledgers for 3 calls")
+            if Clock.created != clocks:
+                raise AssertionError(f"{name}: the singleton Clock was built again")
+            refused = http_asgi.caller(app, PATH, HEADERS, request_body("one", 2))
+            status, raw = await refused()
+            check_refusal(status, json.loads(raw), name)
+        finally:
+            await close()
+
+    async def check_all() -> None:
+        _quiet()
+        for name, _, make, _ in _apps():
+            await check(name, make)
+
+    asyncio.run(check_all())
+
+
+def tune(settings: Settings, quick: bool) -> Settings:
+    """The ASGI scenario: at least 500 calls per timed loop (fewer rounds)."""
+    if quick:
+        return replace(settings, repeats=3, min_number=50)
+    return replace(settings, repeats=11, min_number=500)
+
+
+# -- targets and columns -----------------------------------------------------------
+
+SCALING = 1.5
+"""2 workers on 2 cores (shared with the load generator): at least 1.5x one worker."""
+
+
+def _rps(row: Row) -> float:
+    return row.result.extra.get("rps", 0.0)
+
+
+def targets(table: Table) -> list[Target]:
+    found: list[Target] = []
+    labels = {"ours-cli": "`mcp-adapter serve`", "ours-app": "`http_app` under uvicorn"}
+    for workers, scenario in SCENARIO.items():
+        anchor = find(table, scenario, "mcpserver")
+        if anchor is None:
+            continue
+        for tag, label in labels.items():
+            ours = find(table, scenario, tag)
+            if ours is None:
+                continue
+            share = _rps(ours) / _rps(anchor)
+            found.append(
+                Target(
+                    f"{workers} worker{'s' if workers > 1 else ''}: this adapter ({label}) "
+                    "req/s >= MCPServer's",
+                    share >= 1.0,
+                    f"{share:.2f}x ({_rps(ours):,.0f} vs {_rps(anchor):,.0f} req/s)",
+                )
+            )
+    reference = _scaling(table, "mcpserver")
+    for tag, label in labels.items():
+        ratio = _scaling(table, tag)
+        if ratio is None:
+            continue
+        also = f"; MCPServer {reference:.2f}x" if reference is not None else ""
+        found.append(
+            Target(
+                f"this adapter ({label}) scales: 2 workers >= {SCALING}x the req/s of 1",
+                ratio >= SCALING,
+                f"{ratio:.2f}x{also}",
+            )
+        )
+    return found
+
+
+def _scaling(table: Table, tag: str) -> float | None:
+    one, two = find(table, SCENARIO[1], tag), find(table, SCENARIO[2], tag)
+    if one is None or two is None:
+        return None
+    return _rps(two) / _rps(one)
+
+
+def _figure(key: str, fmt: str) -> Callable[[Row], str]:
+    def value(row: Row) -> str:
+        found = row.result.extra.get(key)
+        return "" if found is None else format(found, fmt)
+
+    return value
+
+
+def _vs_anchor(row: Row) -> str:
+    return f"{1 / row.ratio:.2f}x"
+
+
+def _spread(row: Row) -> str:
+    extra = row.result.extra
+    if not extra.get("spread_max"):
+        return ""
+    return f"{extra['spread_max']:.0f}/{extra['spread_min']:.0f}"
+
+
+HTTP_COLUMNS = (
+    Column("req/s", _figure("rps", ",.0f")),
+    Column("req/s vs MCPServer", _vs_anchor),
+    Column("p50 ms", _figure("p50_ms", ".1f")),
+    Column("p99 ms", _figure("p99_ms", ".1f")),
+    Column("server CPU µs/req", _figure("cpu_us", ",.0f")),
+    Column("server cores", _figure("server_cores", ".2f")),
+    Column("others' cores", _figure("other_cores", ".2f")),
+)
+WORKER_COLUMNS = (*HTTP_COLUMNS, Column("connections per worker", _spread))
+
+
+def _calls(row: Row) -> str:
+    return f"{row.result.number * len(row.result.samples_ns):,}"
+
+
+SUITE = Suite(
+    name="http",
+    title="Over HTTP on 127.0.0.1: stateless streamable HTTP, tools/call",
+    scenarios={
+        SCENARIO[1]: "1 worker: req/s and latency (a second process generates the load)",
+        SCENARIO[2]: "2 workers (2 cores, shared with the load generator)",
+        ASGI: "The Starlette app alone, in process (ASGI callable awaited, no socket)",
+    },
+    cases=cases,
+    verify=verify,
+    targets=targets,
+    packages=("mcp-adapter", "mcp"),
+    tune=tune,
+    measure=measure,
+    units={SCENARIO[1]: "us", SCENARIO[2]: "us", ASGI: "us"},
+    ratio_titles={
+        SCENARIO[1]: "x MCPServer (time/req)",
+        SCENARIO[2]: "x MCPServer (time/req)",
+    },
+    columns={
+        SCENARIO[1]: HTTP_COLUMNS,
+        SCENARIO[2]: WORKER_COLUMNS,
+        ASGI: (Column("calls timed", _calls),),
+    },
+    notes=(
+        "Workload: `add(a: int, b: int)` with a singleton `Clock` and a per-request "
+        "`Ledger(clock)` injected, structured output `{sum}`; stateless streamable HTTP, "
+        "JSON responses, one 2026-07-28 `tools/call` per request (`_meta` envelope with "
+        "protocol version, client info and capabilities; `MCP-Protocol-Version`, "
+        "`Mcp-Method` and `Mcp-Name` headers).",
+        "HTTP tables: µs/op is 1 / throughput (wall time per request over all connections); "
+        "the ratio column divides it by MCPServer's, so lower is better there, and "
+        "'req/s vs MCPServer' is its inverse. p50/p99 are per-request latencies at that "
+        "concurrency. 'server CPU µs/req' is the user+system CPU time of all the server's "
+        "processes per request (less sensitive to a busy machine than req/s); "
+        "'others' cores' is what the rest of the machine used meanwhile.",
+        "Every server is checked over the wire before it is measured (sums 3 and 42, a "
+        "string argument refused), and every answer during the run must be a 200 "
+        "containing the structured sum. The apps that run in this environment are also "
+        "checked in process: one Ledger per request, the Clock never rebuilt.",
+        "`mcp-adapter serve --http` binds its listening socket itself without "
+        "`IPPROTO_TCP`, so asyncio never sets `TCP_NODELAY` on its connections; "
+        "uvicorn's own `--workers` listener has the same defect (uvicorn issue 3149). "
+        "uvicorn writes a response's head and body separately, so with Nagle on each "
+        "keep-alive response waits for the client's delayed ACK (about 40 ms on Linux). "
+        "Those rows are marked; the other 2-worker rows use a listener made with "
+        "`IPPROTO_TCP` (benchmarks/http_serve.py).",
+    ),
+)
