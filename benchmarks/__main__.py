@@ -24,6 +24,7 @@ SUITES: dict[str, str] = {
     "container": "benchmarks.container_suite",
     "mcp_call": "benchmarks.mcp_call_suite",
     "scale": "benchmarks.scale_suite",
+    "http": "benchmarks.http_suite",
 }
 """Suite name -> module holding its ``SUITE``; run in this order."""
 
