@@ -750,13 +750,13 @@ def _apps() -> list[tuple[str, str, Callable[[], Any], bool]]:
 CALL = "await call()"
 
 
-def _quiet() -> None:
+def quiet_sdk_logs() -> None:
     """The SDK logs each session manager's start and stop, and refused arguments, at INFO."""
     logging.getLogger("mcp").setLevel(logging.WARNING)
 
 
 async def _asgi_setup(make: Callable[[], Any]) -> Mapping[str, Any]:
-    _quiet()
+    quiet_sdk_logs()
     app = make()
     close = await http_asgi.running(app)
     return {"call": http_asgi.caller(app, PATH, HEADERS, BODY), "_close": close}
@@ -809,7 +809,7 @@ def verify(options: RunOptions | None = None) -> None:
             await close()
 
     async def check_all() -> None:
-        _quiet()
+        quiet_sdk_logs()
         for name, _, make, _ in _apps():
             await check(name, make)
 
