@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -62,10 +63,15 @@ class Node:
 
 
 def autowirable(key: Any) -> bool:
-    """Whether an unbound key may be built from its constructor annotations."""
+    """Whether an unbound key may be built from its constructor annotations.
+
+    Standard-library classes are values (``uuid.UUID``, ``fractions.Fraction``),
+    not services: they are only injected when bound.
+    """
     return (
         isinstance(key, type)
         and key.__module__ not in _NOT_AUTOWIRED_MODULES
+        and key.__module__.partition(".")[0] not in sys.stdlib_module_names
         and not inspect.isabstract(key)
         and not getattr(key, "_is_protocol", False)
     )

@@ -223,7 +223,7 @@ class Dispatcher:
         async with self.container.scope() as scope:
             if tool.hooks.any:
                 await self._gate("tool", tool, scope, request)
-            payload, errors = tool.input.check(arguments)
+            payload, errors = tool.input.check_wire(arguments)
             if errors:
                 return invalid_arguments(errors)
             instance = await tool.instance(scope)

@@ -8,12 +8,48 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
+from pydantic_core import to_json
 
 from schemas.errors import ContractError, FieldError, summarize
 
 T = TypeVar("T")
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def _require_discriminators(schema: dict[str, Any]) -> dict[str, Any]:
+    """Mark each discriminated union's tag as required in every branch.
+
+    pydantic publishes a tag that has a default as optional, yet its validator
+    needs the tag to pick a branch: the published schema must say so.
+    """
+    definitions: dict[str, Any] = schema.get("$defs", {})
+
+    def branch(node: dict[str, Any]) -> dict[str, Any]:
+        ref = node.get("$ref", "")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            found = definitions.get(ref.removeprefix("#/$defs/"))
+            if isinstance(found, dict):
+                return found
+        return node
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            discriminator = node.get("discriminator")
+            tag = discriminator.get("propertyName") if isinstance(discriminator, dict) else None
+            if isinstance(tag, str):
+                for option in node.get("oneOf", []):
+                    target = branch(option) if isinstance(option, dict) else None
+                    if target is not None and tag not in target.setdefault("required", []):
+                        target["required"].append(tag)
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list):
+            for item in node:
+                visit(item)
+
+    visit(schema)
+    return schema
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -37,7 +73,7 @@ class Contract(Generic[T]):
         """The contract of ``tp``; raises ``ContractError`` if pydantic cannot describe it."""
         try:
             adapter: TypeAdapter[Any] = TypeAdapter(tp)
-            schema = adapter.json_schema(mode="validation")
+            schema = _require_discriminators(adapter.json_schema(mode="validation"))
         except Exception as exc:
             raise ContractError(f"{tp!r} is not a valid contract: {exc}") from exc
         return Contract(tp, adapter, schema)
@@ -55,6 +91,17 @@ class Contract(Generic[T]):
         """Validate and return ``(value, ())`` or ``(None, safe field errors)``."""
         try:
             return self.adapter.validate_python(value), ()
+        except PydanticValidationError as exc:
+            return None, summarize(exc)
+
+    def check_wire(self, value: Any) -> tuple[T | None, tuple[FieldError, ...]]:
+        """Like ``check`` with JSON semantics, for values that arrived as JSON.
+
+        A strict contract then accepts what its published schema promises
+        (an ISO date string for a ``date``, an array for a ``tuple``).
+        """
+        try:
+            return self.adapter.validate_json(to_json(value)), ()
         except PydanticValidationError as exc:
             return None, summarize(exc)
 

@@ -284,10 +284,10 @@ def test_a_service_filled_from_the_payload_is_reported() -> None:
 def test_an_invalid_payload_reaching_the_handler_is_reported(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Plant a server that skips validation: ``Contract.check`` accepts anything."""
+    """Plant a server that skips validation: ``Contract.check_wire`` accepts anything."""
     container = shop_container()
     catalog = compile_server(Shop, container)
-    monkeypatch.setattr(Contract, "check", lambda self, value: (value, ()))
+    monkeypatch.setattr(Contract, "check_wire", lambda self, value: (value, ()))
     with pytest.raises(SchemaSeparationError) as caught:
         assert_schema_separation(catalog, container, max_examples=10)
     assert len(caught.value.problems) == 3 * 2  # every tool, in both eras

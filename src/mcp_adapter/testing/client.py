@@ -17,6 +17,7 @@ from mcp.types import (
     PROTOCOL_VERSION_META_KEY,
 )
 from pydantic import ValidationError
+from pydantic_core import from_json
 
 from container import Container
 from mcp_adapter.catalog import Catalog
@@ -202,8 +203,8 @@ class McpTestClient:
 def _rejection(text: str) -> dict[str, Any] | None:
     """The JSON-RPC error for text that is not a single request; ``None`` for a request."""
     try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
+        value = from_json(text)  # the parser the SDK's transports use, with its limits
+    except ValueError:
         return _error(types.PARSE_ERROR, "Parse error")
     try:
         types.JSONRPCRequest.model_validate(value, by_name=False)

@@ -35,7 +35,6 @@ from typing import Any
 import anyio.from_thread
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import ValidationError
 
 from container import Container
 from mcp_adapter.catalog import Catalog, CompiledTool, Hooks
@@ -155,9 +154,8 @@ def _check_received(
 ) -> list[str]:
     """What is wrong with the arguments the handler received for payload ``sent``."""
     problems: list[str] = []
-    try:
-        expected = tool.input.adapter.validate_python(dict(sent))
-    except ValidationError:
+    expected, errors = tool.input.check_wire(dict(sent))  # JSON semantics, as the dispatcher
+    if errors:
         return ["the handler was called with a payload the input contract rejects"]
     for slot in tool.handler.slots:
         value = received.get(slot.name, _MISSING)
