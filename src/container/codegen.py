@@ -10,6 +10,7 @@ Keys, factories and deeper builders are bound as globals of the function.
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
@@ -224,7 +225,15 @@ class _Emitter:
 
     def finish(self, result: str, *, name: str = "build") -> Callable[..., Any]:
         head = f"{'async def' if self.is_async else 'def'} {name}(ctx):"
-        source = "\n".join([head, "    cache = ctx.cache", *self.lines, f"    return {result}"])
+        lines = list(self.lines)
+        if any(re.search(r"\bcache\b", line) for line in lines):
+            lines.insert(0, "    cache = ctx.cache")
+        assign = f"    {result} = "
+        if lines and lines[-1].startswith(assign):
+            lines[-1] = "    return " + lines[-1][len(assign) :]  # no local for the last value
+        else:
+            lines.append(f"    return {result}")
+        source = "\n".join([head, *lines])
         exec(compile(source, f"<container {name}>", "exec"), self.namespace)
         function: Callable[..., Any] = self.namespace[name]
         function.__source__ = source  # type: ignore[attr-defined]

@@ -165,6 +165,7 @@ class Container:
         self._async_locks: dict[Any, anyio.Lock] = {}
         self._sync: dict[Any, Builder] = {}
         self._async: dict[Any, AsyncBuilder] = {}
+        self._resolvers: dict[Any, tuple[bool, Callable[[Any], Any]]] = {}
         self._call_plans: dict[Any, CallPlan] = {}
         self._reset()
 
@@ -173,6 +174,7 @@ class Container:
         self._graph = Graph(self._bindings)
         self._sync.clear()
         self._async.clear()
+        self._resolvers.clear()
         self._call_plans.clear()
 
     def __repr__(self) -> str:
@@ -358,6 +360,25 @@ class Container:
                 self._async[key] = run_sync
                 return run_sync
             return self._compile_async(key)
+
+    def resolver(self, key: Any) -> tuple[bool, Callable[[Any], Any]]:
+        """``(is_async, builder)`` for ``key``: await the builder's result only when async.
+
+        Unlike ``async_builder``, a synchronous graph is not wrapped in a
+        coroutine, so ``await scope.aget(T)`` of a sync graph costs one call.
+        """
+        found = self._resolvers.get(key)
+        if found is not None:
+            return found
+        with self._lock:
+            node = self._ok_node(key)
+            entry = (
+                (True, self._compile_async(key))
+                if node.is_async
+                else (False, self._compile_sync(key))
+            )
+            self._resolvers[key] = entry
+            return entry
 
     def _ok_node(self, key: Any) -> Node:
         node = self._graph.node(key)

@@ -212,7 +212,11 @@ class Scope:
         """Resolve ``key``, awaiting async factories where the graph has them."""
         if self.cache is _CLOSED:
             raise ScopeError(CLOSED_MESSAGE)
-        return await self._container.async_builder(key)(self)
+        container = self._container
+        is_async, build = container._resolvers.get(key) or container.resolver(key)
+        if is_async:
+            return await build(self)
+        return build(self)
 
     def call(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:
         """Call ``fn`` with its injectable parameters resolved here.
