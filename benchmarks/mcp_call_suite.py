@@ -26,7 +26,7 @@ from typing import Any
 from mcp.server import Server as SdkServer
 
 from benchmarks import field_venv
-from benchmarks.harness import Case, Settings
+from benchmarks.harness import Case, Row, Settings
 from benchmarks.mcp_workload import (
     CALL,
     HANDLE,
@@ -216,6 +216,14 @@ def tune(settings: Settings, quick: bool) -> Settings:
 # -- targets --------------------------------------------------------------------------
 
 
+def _floor_share(table: Table, scenario: str, rival: Row) -> str:
+    """What the floor itself takes of ``rival``'s time: the best any server can do."""
+    floor = find(table, scenario, "floor")
+    if floor is None:
+        return ""
+    return f" (the floor itself: {floor.result.median_ns / rival.result.median_ns:.3f}x)"
+
+
 def targets(table: Table) -> list[Target]:
     found: list[Target] = []
     for mode in MODES:
@@ -245,7 +253,7 @@ def targets(table: Table) -> list[Target]:
                     Target(
                         f"{era}: this adapter ({label}) <= {RESOLVE_SHARE}x MCPServer + Resolve",
                         share <= RESOLVE_SHARE,
-                        f"{share:.3f}x",
+                        f"{share:.3f}x{_floor_share(table, scenario, resolve)}",
                     )
                 )
     for mode in MODES:
@@ -259,14 +267,10 @@ def targets(table: Table) -> list[Target]:
             Target(
                 f"{era}, field venv: this adapter <= {DEPENDS_SHARE}x FastMCP + Depends",
                 share <= DEPENDS_SHARE,
-                f"{share:.3f}x of FastMCP + Depends",
+                f"{share:.3f}x of FastMCP + Depends{_floor_share(table, scenario, depends)}",
             )
         )
     return found
-
-
-def _us(value_ns: float) -> str:
-    return f"{value_ns / 1000:,.1f}"
 
 
 def _calls(row: Any) -> str:
