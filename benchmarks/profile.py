@@ -11,6 +11,7 @@ benchmark's figures.
     uv run --group bench python -m benchmarks.profile --mode legacy --calls 3000
     uv run --group bench python -m benchmarks.profile --mode handler --calls 20000
     uv run --group bench python -m benchmarks.profile --scale 1000 --hooks
+    uv run --group bench python -m benchmarks.profile --compile 1000
 """
 
 from __future__ import annotations
@@ -166,8 +167,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--scale", type=int, metavar="TOOLS", help="profile tools/list of a generated server"
     )
-    parser.add_argument("--hooks", action="store_true", help="with --scale: visibility hooks")
+    parser.add_argument(
+        "--compile", type=int, metavar="TOOLS", help="profile a cold compile_server of TOOLS tools"
+    )
+    parser.add_argument(
+        "--hooks", action="store_true", help="with --scale/--compile: visibility hooks"
+    )
     args = parser.parse_args(argv)
+    if args.compile:
+        from benchmarks.scale_suite import compile_seconds, server
+
+        declaration = server(args.compile, args.hooks)
+        compile_seconds(server(2, args.hooks), collector=True)  # warm-up, as the suite does
+        profiler = cProfile.Profile(time.process_time)
+        profiler.enable()
+        compile_seconds(declaration, collector=True)
+        profiler.disable()
+        hooks = ", visibility hook" if args.hooks else ""
+        title = f"cold compile_server, {args.compile:,} tools{hooks}, per tool"
+        report(title, pstats.Stats(profiler), args.compile, args.top)
+        return 0
     if args.scale:
         from benchmarks.scale_suite import serve
 
