@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 import pydantic
 from hypothesis import strategies as st
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from container import Container
 from mcp_adapter import McpRequest, McpResponse, Server, Tool
@@ -95,8 +95,14 @@ LEAVES: st.SearchStrategy[Any] = st.sampled_from(
 )
 
 
-def _model(fields: dict[str, Any]) -> type[Schema]:
-    return pydantic.create_model(f"Model{next(_counter)}", __base__=Schema, **fields)
+class StrictSchema(Schema):
+    """No coercion: only what the published schema describes, with JSON semantics."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+def _model(fields: dict[str, Any], base: type[Schema] = Schema) -> type[Schema]:
+    return pydantic.create_model(f"Model{next(_counter)}", __base__=base, **fields)
 
 
 @st.composite
@@ -113,7 +119,7 @@ def models(draw: st.DrawFn, inner: st.SearchStrategy[Any], max_fields: int = 4) 
             fields[name] = (tp | None, None)
         else:
             fields[name] = (list[tp], Field(default_factory=list))  # type: ignore[valid-type]
-    return _model(fields)
+    return _model(fields, draw(st.sampled_from([Schema, StrictSchema])))
 
 
 def _union(pair: tuple[Any, Any]) -> Any:
@@ -217,8 +223,7 @@ def extension_tools(draw: st.DrawFn) -> Built:
     params: list[str] = []
     fields: dict[str, Any] = {}
     for index, argument in enumerate(arguments):
-        # a plain uuid.UUID argument is taken for a service: see test_known_bugs.py
-        tp = draw(field_types().filter(lambda t: t is not uuid.UUID))
+        tp = draw(field_types())
         optional = draw(st.booleans())
         namespace[f"T{index}"] = tp | None if optional else tp
         params.append(f"{argument}: T{index}" + (" = None" if optional else ""))

@@ -35,6 +35,7 @@ from typing import Any
 import anyio.from_thread
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from container import Container
 from mcp_adapter.catalog import Catalog, CompiledTool, Hooks
@@ -45,7 +46,7 @@ from mcp_adapter.request import McpRequest
 from mcp_adapter.response import McpResponse
 from mcp_adapter.testing.client import LEGACY, MODERN, McpTestClient, Protocol
 from mcp_adapter.testing.result import McpResult
-from mcp_adapter.testing.strategies import accepts, payloads
+from mcp_adapter.testing.strategies import accepts, payloads, wire_validated
 
 INJECTED = (Source.SERVICE, Source.REQUEST, Source.HTTP_REQUEST)
 """The sources whose parameters a client must never see or fill."""
@@ -154,8 +155,9 @@ def _check_received(
 ) -> list[str]:
     """What is wrong with the arguments the handler received for payload ``sent``."""
     problems: list[str] = []
-    expected, errors = tool.input.check_wire(dict(sent))  # JSON semantics, as the dispatcher
-    if errors:
+    try:  # JSON semantics, as the dispatcher; asked of pydantic, not of the server
+        expected = wire_validated(tool.input, dict(sent))
+    except ValidationError:
         return ["the handler was called with a payload the input contract rejects"]
     for slot in tool.handler.slots:
         value = received.get(slot.name, _MISSING)

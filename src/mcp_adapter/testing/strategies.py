@@ -22,6 +22,7 @@ from typing import Any, TypeAlias
 from hypothesis import strategies as st
 from hypothesis.provisional import urls
 from pydantic import TypeAdapter, ValidationError
+from pydantic_core import to_json
 
 from mcp_adapter.catalog import Catalog, CompiledTool
 from schemas import Contract
@@ -419,10 +420,18 @@ def accepts(contract: Contract[Any], value: Any) -> bool:
     return _validates(contract, _roundtrip(value))
 
 
+def wire_validated(contract: Contract[Any], value: Any) -> Any:
+    """``value`` validated as the server validates arguments: with JSON semantics.
+
+    Asked of pydantic directly, so a check built on it stays independent of the
+    server's own validation call. Raises pydantic's ``ValidationError``.
+    """
+    return contract.adapter.validate_json(to_json(value))
+
+
 def _validates(contract: Contract[Any], value: Any) -> bool:
-    """Asked of pydantic directly, independently of the server's own validation call."""
     try:
-        contract.adapter.validate_python(value)
+        wire_validated(contract, value)
     except ValidationError:
         return False
     return True
@@ -433,4 +442,5 @@ __all__ = [
     "accepts",
     "from_json_schema",
     "payloads",
+    "wire_validated",
 ]
