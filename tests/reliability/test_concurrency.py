@@ -30,7 +30,7 @@ from tests.serving.harness import serve_app
 pytestmark = pytest.mark.anyio
 
 IN_PROCESS_CALLS = 1_000
-HTTP_CALLS = 500
+HTTP_CALLS = 1_000
 SETTLE = 20.0
 """The most any test waits for finalizers to have run (they normally have, at once)."""
 

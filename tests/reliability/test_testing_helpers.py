@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import pytest
-from hypothesis import find, given
+from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -126,7 +126,8 @@ def shop_container() -> Container:
 
 
 def _one(strategy: st.SearchStrategy[Any]) -> Any:
-    return find(strategy, lambda _: True, settings=BOUNDED)
+    """Any one value (``find`` without its shrinking)."""
+    return find(strategy, lambda _: True, settings=settings(BOUNDED, phases=[Phase.generate]))
 
 
 @BOUNDED
@@ -249,7 +250,7 @@ def test_a_schema_naming_an_injected_parameter_is_reported() -> None:
     assert any("names injected parameter(s) repo" in p for p in problems)
     assert any("is not the input contract's schema" in p for p in problems)
     with pytest.raises(SchemaSeparationError, match="repo"):
-        assert_schema_separation(broken, container, max_examples=3)
+        assert_schema_separation(broken, container, max_examples=3, shrink=False)
 
 
 class Permissive(BaseModel):
@@ -276,7 +277,9 @@ def test_a_service_filled_from_the_payload_is_reported() -> None:
     fields.update(handler=broken_plan, input=Contract.of(Permissive), spread=("repo",))
     broken = dataclasses.replace(catalog, tools={"check_address": _LeakyTool(**fields)})
     with pytest.raises(SchemaSeparationError, match="'repo'") as caught:
-        assert_schema_separation(broken, container, max_examples=5, protocols=("2026-07-28",))
+        assert_schema_separation(
+            broken, container, max_examples=5, protocols=("2026-07-28",), shrink=False
+        )
     print(caught.value.problems)
     assert any("sent under its name" in p for p in caught.value.problems)
 
@@ -289,7 +292,7 @@ def test_an_invalid_payload_reaching_the_handler_is_reported(
     catalog = compile_server(Shop, container)
     monkeypatch.setattr(Contract, "check_wire", lambda self, value: (value, ()))
     with pytest.raises(SchemaSeparationError) as caught:
-        assert_schema_separation(catalog, container, max_examples=10)
+        assert_schema_separation(catalog, container, max_examples=10, shrink=False)
     assert len(caught.value.problems) == 3 * 2  # every tool, in both eras
 
 

@@ -33,7 +33,7 @@ from types import MappingProxyType
 from typing import Any
 
 import anyio.from_thread
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
@@ -237,12 +237,14 @@ def _catalog_of(server: Any, container: Container) -> Catalog:
     raise TypeError(f"cannot check {server!r}: expected a Server class, a Catalog or a Platform")
 
 
-def _settings(max_examples: int) -> settings:
+def _settings(max_examples: int, shrink: bool) -> settings:
+    phases = [Phase.explicit, Phase.reuse, Phase.generate, *([Phase.shrink] if shrink else [])]
     return settings(
         max_examples=max_examples,
         deadline=None,
         database=None,
         derandomize=False,
+        phases=phases,
         suppress_health_check=[
             HealthCheck.too_slow,
             HealthCheck.filter_too_much,
@@ -329,12 +331,12 @@ class _ToolCheck:
         if self.marker in said:
             self._fail("the rejection echoes the rejected value", payload, result)
 
-    def run(self, max_examples: int) -> None:
+    def run(self, max_examples: int, shrink: bool) -> None:
         tool = self.tool
         names = sorted(injected_parameters(tool))
         probing = self.probe is not None
 
-        @_settings(max_examples)
+        @_settings(max_examples, shrink)
         @given(data=st.data())
         def body(data: st.DataObject) -> None:
             payload = data.draw(payloads(tool), label="payload")
@@ -365,12 +367,14 @@ def assert_schema_separation(
     max_examples: int = 20,
     protocols: Sequence[Protocol] = (MODERN, LEGACY),
     run_handlers: bool = False,
+    shrink: bool = True,
 ) -> SeparationReport:
     """Check every tool of ``server``; raise ``SchemaSeparationError`` listing every problem.
 
     ``server`` is a ``Server`` class, a compiled ``Catalog`` or anything with
     ``compile(container)`` (an extensions ``Platform``). ``max_examples``
-    payloads are generated per tool and protocol era. Call it from a plain
+    payloads are generated per tool and protocol era; a failing payload is
+    shrunk to a minimal one unless ``shrink=False``. Call it from a plain
     (synchronous) test: it runs its own event loop in a worker thread.
     """
     catalog = _catalog_of(server, container)
@@ -391,7 +395,7 @@ def assert_schema_separation(
             for name, tool in catalog.tools.items():
                 check = _ToolCheck(tool, client, probes.get(name), call, report, era)
                 try:
-                    check.run(max_examples)
+                    check.run(max_examples, shrink)
                 except Exception as exc:  # noqa: BLE001 - every tool is reported
                     report.problems.extend(_messages(exc))
     if report.problems:
