@@ -61,6 +61,13 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument(
         "--sample-ms", type=float, help="target length of one timed loop (default 20, quick 4)"
     )
+    parser.add_argument(
+        "--clock",
+        choices=("cpu", "wall"),
+        default="cpu",
+        help="time loops by the process's CPU time (default; steady on a shared machine) "
+        "or by wall time",
+    )
     write = parser.add_mutually_exclusive_group()
     write.add_argument("--write", action="store_true", help="write docs even with --quick")
     write.add_argument("--no-write", action="store_true", help="print only")
@@ -90,6 +97,7 @@ def settings_from(args: argparse.Namespace) -> harness.Settings:
     return harness.Settings(
         repeats=args.repeats or base.repeats,
         target_seconds=args.sample_ms / 1000 if args.sample_ms else base.target_seconds,
+        clock=args.clock,
     )
 
 
@@ -101,7 +109,7 @@ def suite_settings(suite: Suite, args: argparse.Namespace) -> harness.Settings:
         tuned = dataclasses.replace(tuned, repeats=args.repeats)
     if args.sample_ms:
         tuned = dataclasses.replace(tuned, target_seconds=args.sample_ms / 1000)
-    return tuned
+    return dataclasses.replace(tuned, clock=args.clock)
 
 
 def venv_policy(args: argparse.Namespace) -> bool | None:

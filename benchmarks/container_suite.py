@@ -27,7 +27,7 @@ import dishka
 import wireup
 from dependency_injector import containers, providers
 
-from benchmarks.harness import Case
+from benchmarks.harness import Case, ratio
 from benchmarks.suite import RunOptions, Suite, Table, Target, row
 from container import Container
 
@@ -474,15 +474,15 @@ def targets(table: Table) -> list[Target]:
                 _x(ours_row.ratio),
             )
         )
-        mine = ours_row.result.median_ns
+        mine = ours_row.result
         rivals = [row(table, SCOPED, f"{lib}-{mode}") for lib in ("dishka", "wireup")]
-        slower = [r for r in rivals if r.result.median_ns <= mine]
+        slower = [r for r in rivals if ratio(r.result, mine) <= 1.0]
         found.append(
             Target(
                 f"scoped graph, {mode} scope: this container faster than dishka and wireup",
                 not slower,
                 ", ".join(
-                    f"{r.case.name.split(' ')[0]} is {r.result.median_ns / mine:.2f}x slower"
+                    f"{r.case.name.split(' ')[0]} is {ratio(r.result, mine):.2f}x slower"
                     for r in rivals
                 ),
             )

@@ -107,6 +107,7 @@ def _run(settings: Settings, progress: Any) -> dict[str, Any]:
                     "target_seconds": settings.target_seconds,
                     "min_number": settings.min_number,
                     "seed": settings.seed,
+                    "clock": settings.clock,
                 }
             ),
         ],
@@ -134,7 +135,7 @@ def _results(rows: list[dict[str, Any]]) -> list[Result]:
             note=item["note"],
             tag=item["tag"],
         )
-        results.append(Result(case, item["number"], list(item["samples_ns"])))
+        results.append(Result(case, item["number"], list(item["samples_ns"]), rounds=True))
     return results
 
 

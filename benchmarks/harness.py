@@ -65,6 +65,9 @@ class Settings:
     seed: int = 0
     min_number: int = 1
     """Least loop count of one sample, whatever the calibration says (e.g. 2,000 calls)."""
+    clock: str = "cpu"
+    """``cpu``: the process's CPU time (all its threads), which other processes on a
+    shared machine barely move; ``wall``: ``time.perf_counter``."""
 
     @classmethod
     def full(cls) -> Settings:
@@ -76,6 +79,7 @@ class Settings:
 
     def describe(self) -> str:
         least = f", at least {self.min_number:,} operations per loop" if self.min_number > 1 else ""
+        least += ", CPU time" if self.clock == "cpu" else ", wall time"
         return (
             f"{self.repeats} rounds, timed loops of about {self.target_seconds * 1000:g} ms{least}"
         )
@@ -90,6 +94,9 @@ class Result:
     """ns per operation (per unit when the case has ``per``), one per round."""
     extra: dict[str, float] = field(default_factory=dict)
     """Figures a suite reports beside the timing (memory, totals); see ``Suite.columns``."""
+    rounds: bool = False
+    """Whether sample ``i`` was taken in round ``i`` together with every other case of
+    the run (as :func:`run` does), so samples of one round can be compared pairwise."""
 
     @property
     def median_ns(self) -> float:
@@ -145,7 +152,15 @@ def _setup(case: Case, loop: asyncio.AbstractEventLoop) -> dict[str, Any]:
     return dict(made)
 
 
-def _compile(case: Case, namespace: Mapping[str, Any], loop: asyncio.AbstractEventLoop) -> Timer:
+CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
+
+
+def _compile(
+    case: Case,
+    namespace: Mapping[str, Any],
+    loop: asyncio.AbstractEventLoop,
+    clock: Callable[[], float] = time.process_time,
+) -> Timer:
     bind = (
         "\n".join(f"    {name} = _ns[{name!r}]" for name in namespace if name.isidentifier())
         or "    pass"
@@ -157,7 +172,6 @@ def _compile(case: Case, namespace: Mapping[str, Any], loop: asyncio.AbstractEve
     module: dict[str, Any] = {}
     exec(code, module)
     bench = module["_bench"]
-    clock = time.perf_counter
 
     if case.is_async:
 
@@ -233,8 +247,9 @@ def run(
     try:
         for case in cases:
             namespaces.append(_setup(case, loop))
+        clock = CLOCKS[settings.clock]
         timers = [
-            _compile(case, namespace, loop)
+            _compile(case, namespace, loop, clock)
             for case, namespace in zip(cases, namespaces, strict=True)
         ]
         # Everything set up so far lives until the end: move it out of the collector's
@@ -245,7 +260,7 @@ def run(
         for case, timer in zip(cases, timers, strict=True):
             timer(1)  # first use: compile plans, create singletons
             number = _calibrate(timer, settings.target_seconds, settings.min_number)
-            results.append(Result(case, number))
+            results.append(Result(case, number, rounds=True))
         if progress:
             progress(f"calibrated {len(cases)} cases; timing {settings.repeats} rounds")
         order = list(range(len(cases)))
@@ -265,8 +280,19 @@ def run(
             loop.close()
 
 
+def ratio(result: Result, anchor: Result) -> float:
+    """``result`` over ``anchor``: the median of round-by-round ratios when both were
+    timed in the same rounds (a slow stretch of the machine moves both samples of a
+    round), else the ratio of the medians."""
+    if result.rounds and anchor.rounds and len(result.samples_ns) == len(anchor.samples_ns):
+        return statistics.median(
+            mine / theirs for mine, theirs in zip(result.samples_ns, anchor.samples_ns, strict=True)
+        )
+    return result.median_ns / anchor.median_ns
+
+
 def with_ratios(results: Iterable[Result]) -> dict[str, list[Row]]:
-    """Rows grouped by scenario, each divided by its scenario's anchor median."""
+    """Rows grouped by scenario, each divided by its scenario's anchor (see :func:`ratio`)."""
     grouped: dict[str, list[Result]] = {}
     for result in results:
         grouped.setdefault(result.case.scenario, []).append(result)
@@ -275,6 +301,5 @@ def with_ratios(results: Iterable[Result]) -> dict[str, list[Row]]:
         anchors = [r for r in members if r.case.anchor]
         if len(anchors) != 1:
             raise ValueError(f"scenario {scenario!r} needs exactly one anchor, has {len(anchors)}")
-        floor = anchors[0].median_ns
-        table[scenario] = [Row(r, r.median_ns / floor) for r in members]
+        table[scenario] = [Row(r, ratio(r, anchors[0])) for r in members]
     return table

@@ -26,7 +26,7 @@ from typing import Any
 from mcp.server import Server as SdkServer
 
 from benchmarks import field_venv
-from benchmarks.harness import Case, Row, Settings
+from benchmarks.harness import Case, Row, Settings, ratio
 from benchmarks.mcp_workload import (
     CALL,
     HANDLE,
@@ -221,7 +221,7 @@ def _floor_share(table: Table, scenario: str, rival: Row) -> str:
     floor = find(table, scenario, "floor")
     if floor is None:
         return ""
-    return f" (the floor itself: {floor.result.median_ns / rival.result.median_ns:.3f}x)"
+    return f" (the floor itself: {ratio(floor.result, rival.result):.3f}x)"
 
 
 def targets(table: Table) -> list[Target]:
@@ -241,7 +241,7 @@ def targets(table: Table) -> list[Target]:
                 )
             )
             if resolve is not None:
-                share = ours.result.median_ns / resolve.result.median_ns
+                share = ratio(ours.result, resolve.result)
                 found.append(
                     Target(
                         f"{era}: this adapter ({label}) faster than MCPServer + Resolve",
@@ -262,7 +262,7 @@ def targets(table: Table) -> list[Target]:
         depends = find(table, scenario, "fastmcp-depends")
         if ours is None or depends is None:
             continue
-        share = ours.result.median_ns / depends.result.median_ns
+        share = ratio(ours.result, depends.result)
         found.append(
             Target(
                 f"{era}, field venv: this adapter <= {DEPENDS_SHARE}x FastMCP + Depends",

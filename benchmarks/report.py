@@ -200,7 +200,13 @@ def document(
         f"- Each figure is the median over {settings.repeats} rounds (one timed loop "
         f"of about {settings.target_seconds * 1000:.0f} ms per case and round, cases "
         "interleaved in shuffled order, GC off inside a loop) unless a suite says "
-        "otherwise; ratios are to the anchor (the floor) measured in the same run.",
+        "otherwise; ratios are to the anchor (the floor) measured in the same run. "
+        + (
+            "Loops are timed in the process's CPU time (`--clock cpu`), which other "
+            "processes on a shared machine barely move."
+            if settings.clock == "cpu"
+            else "Loops are timed in wall time (`--clock wall`)."
+        ),
         "",
     ]
     if image:

@@ -36,7 +36,7 @@ import pydantic
 from mcp.server import Server as SdkServer
 from pydantic import Field
 
-from benchmarks.harness import Case, Result, Row, Settings
+from benchmarks.harness import CLOCKS, Case, Result, Row, Settings, ratio
 from benchmarks.mcp_workload import MODERN, open_client
 from benchmarks.suite import Column, Measured, RunOptions, Suite, Table, Target, find
 from container import Container
@@ -157,7 +157,9 @@ def serve(size: int, hooks: bool) -> SdkServer[Any]:
 # -- compile and memory ---------------------------------------------------------------
 
 
-def compile_seconds(declaration: type[Server], *, collector: bool) -> float:
+def compile_seconds(
+    declaration: type[Server], *, collector: bool, clock: Callable[[], float] = time.process_time
+) -> float:
     _cold()
     container = Container()
     gc.collect()
@@ -165,9 +167,9 @@ def compile_seconds(declaration: type[Server], *, collector: bool) -> float:
     if not collector:
         gc.disable()
     try:
-        started = time.perf_counter()
+        started = clock()
         catalog = compile_server(declaration, container)
-        seconds = time.perf_counter() - started
+        seconds = clock() - started
     finally:
         if enabled:
             gc.enable()
@@ -195,10 +197,10 @@ def retained_bytes(declaration: type[Server]) -> tuple[int, int]:
     return compiled, served
 
 
-def compile_figures(size: int, repeats: int) -> dict[str, Any]:
+def compile_figures(size: int, repeats: int, clock: str = "cpu") -> dict[str, Any]:
     """Cold compiles of both variants, interleaved, GC on and off; memory once each.
 
-    Runs in a process of its own (``python -m benchmarks.scale_suite REPEATS SIZE``)
+    Runs in a process of its own (``python -m benchmarks.scale_suite CLOCK REPEATS SIZE``)
     that holds only this size's tool classes, as a server of that size would.
     """
     for hooks in (False, True):  # warm-up: imports and pydantic's lazily built parts
@@ -211,15 +213,15 @@ def compile_figures(size: int, repeats: int) -> dict[str, Any]:
         for hooks, declaration in declarations.items():
             for collector in (True, False):
                 key = f"{hooks}-{collector}"
-                seconds = compile_seconds(declaration, collector=collector)
+                seconds = compile_seconds(declaration, collector=collector, clock=CLOCKS[clock])
                 samples.setdefault(key, []).append(seconds)
     memory = {str(hooks): retained_bytes(d) for hooks, d in declarations.items()}
     return {"size": size, "made_s": made, "samples": samples, "memory": memory}
 
 
-def _compile_in_subprocess(sizes: Sequence[int], repeats: int) -> list[dict[str, Any]]:
+def _compile_in_subprocess(sizes: Sequence[int], repeats: int, clock: str) -> list[dict[str, Any]]:
     done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.scale_suite", str(repeats), *map(str, sizes)],
+        [sys.executable, "-m", "benchmarks.scale_suite", clock, str(repeats), *map(str, sizes)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,
@@ -241,12 +243,12 @@ def _figures(options: RunOptions) -> list[dict[str, Any]]:
     """Full runs: one process per size; ``--quick``: one process for all its sizes."""
     if options.quick:
         options.progress(f"sizes {', '.join(map(str, QUICK_SIZES))}: 1 cold compile each")
-        return _compile_in_subprocess(QUICK_SIZES, 1)
+        return _compile_in_subprocess(QUICK_SIZES, 1, options.settings.clock)
     found = []
     for size in SIZES:
         repeats = 2 if size >= 10_000 else 7
         options.progress(f"{size:,} tools: {repeats} cold compiles per variant, own process")
-        found += _compile_in_subprocess((size,), repeats)
+        found += _compile_in_subprocess((size,), repeats, options.settings.clock)
         options.progress(f"{size:,} tools: models made in {found[-1]['made_s']:.1f} s (not timed)")
     return found
 
@@ -417,9 +419,9 @@ def targets(table: Table) -> list[Target]:
         ]
         if not rows:
             continue
-        worst = max(rows, key=lambda r: r.result.median_ns)
+        worst = max(rows, key=lambda r: ratio(r.result, base.result))
         worst_size = max(int(r.case.tag.split("-")[1]) for r in rows)
-        spread = worst.result.median_ns / base.result.median_ns
+        spread = ratio(worst.result, base.result)
         found.append(
             Target(
                 f"tools/list{' with a hook' if hooks else ''}: a 100-tool page of a bigger "
@@ -430,7 +432,7 @@ def targets(table: Table) -> list[Target]:
         )
         small = find(table, LISTING, _tag("first", 10, hooks))
         if small is not None:
-            share = small.result.median_ns / base.result.median_ns
+            share = ratio(small.result, base.result)
             found.append(
                 Target(
                     f"tools/list{' with a hook' if hooks else ''}: a 10-tool page costs less "
@@ -519,9 +521,10 @@ SUITE = Suite(
 
 
 def main(argv: Sequence[str]) -> int:
-    """``python -m benchmarks.scale_suite REPEATS SIZE [SIZE ...]``: compile figures as JSON."""
-    repeats, *sizes = (int(value) for value in argv)
-    print(json.dumps([compile_figures(size, repeats) for size in sizes]))
+    """``python -m benchmarks.scale_suite CLOCK REPEATS SIZE [SIZE ...]``: compile figures."""
+    clock, *numbers = argv
+    repeats, *sizes = (int(value) for value in numbers)
+    print(json.dumps([compile_figures(size, repeats, clock) for size in sizes]))
     return 0
 
 
