@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import io
+import json
 from pathlib import Path
 
 import anyio
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
 
-from tests.serving.apps import AUDIT_FILE_ENV
+from mcp_adapter.serving import serve_stdio
+from tests.serving.apps import AUDIT_FILE_ENV, AuditServer, build_container
 from tests.serving.harness import CLI, REPO, cli_env
 
 pytestmark = pytest.mark.anyio
@@ -114,3 +117,49 @@ async def test_a_platform_with_a_toolset_selection(mode: str) -> None:
             assert [getattr(c, "text", None) for c in second.content] == ["noted: eggs (#2)"]
             with pytest.raises(MCPError, match="Unknown tool: purge_notes"):
                 await client.call_tool("purge_notes", {})
+
+
+async def test_lines_that_are_not_messages_are_answered_in_order_without_echoing_them() -> None:
+    """JSON-RPC 2.0: -32700 for what is not JSON, -32600 for JSON that is no message, id null."""
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        },
+    }
+    lines = [
+        "{not json SECRET",
+        "",
+        "   \t",
+        "[]",
+        '[{"jsonrpc": "2.0", "id": 2, "method": "ping"}]',
+        '{"jsonrpc": "2.0", "id": 3, "method": 5, "params": {"SECRET": 1}}',
+        "5",
+        json.dumps(initialize),
+    ]
+    stdin = io.StringIO("".join(line + "\n" for line in lines))
+    stdout = io.StringIO()
+    with anyio.fail_after(CALL_TIMEOUT):
+        await serve_stdio(
+            AuditServer,
+            build_container(),
+            stdin=anyio.wrap_file(stdin),
+            stdout=anyio.wrap_file(stdout),
+        )
+    answers = [json.loads(line) for line in stdout.getvalue().splitlines()]
+    errors = [(a["id"], a["error"]["code"], a["error"]["message"]) for a in answers[:-1]]
+    assert errors == [
+        (None, -32700, "Parse error"),  # the blank lines are not messages: no answer
+        (None, -32600, "Invalid Request"),
+        (None, -32600, "Invalid Request"),
+        (None, -32600, "Invalid Request"),
+        (None, -32600, "Invalid Request"),
+    ]
+    assert answers[-1]["id"] == 1, "the server kept serving"
+    assert answers[-1]["result"]["serverInfo"]["name"]
+    assert "SECRET" not in stdout.getvalue()
+    assert "pydantic" not in stdout.getvalue()
