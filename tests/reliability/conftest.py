@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -20,3 +22,16 @@ BOUNDED = settings(
 def era(request: pytest.FixtureRequest) -> str:
     value: str = request.param
     return value
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _fuzz_report() -> Iterator[None]:
+    """At the end of the run, the answers the fuzz tests checked (shown with ``-s``)."""
+    yield
+    from tests.reliability.fuzz import STATS
+
+    if not STATS:
+        return
+    print(f"\nfuzz answers checked: {sum(STATS.values())}")
+    for key, count in sorted(STATS.items()):
+        print(f"  {count:5d}  {key}")

@@ -273,10 +273,11 @@ def _not_json(text: str) -> bool:
 
 
 STATS: Counter[str] = Counter()
-"""Outcomes seen by the fuzz tests, by request kind and answer (printed with ``-s``)."""
+"""Answers checked by the fuzz tests, by transport, request kind and outcome (the
+reliability suite prints them at the end of a run with ``-s``)."""
 
 
-def check_answer(sent: Sent, message: Any) -> None:
+def check_answer(sent: Sent, message: Any, via: str = "in process") -> None:
     """Every answer: one JSON-RPC response to this id, result xor error, nothing leaked."""
     assert isinstance(message, dict), message
     assert message.get("jsonrpc") == "2.0", message
@@ -291,8 +292,8 @@ def check_answer(sent: Sent, message: Any) -> None:
         error = message["error"]
         assert isinstance(error.get("code"), int), message
         assert isinstance(error.get("message"), str), message
-        STATS[f"{sent.kind}: error {error['code']}"] += 1
+        STATS[f"{via} | {sent.kind}: error {error['code']}"] += 1
     else:
         result = message["result"]
         outcome = "isError" if isinstance(result, dict) and result.get("isError") else "ok"
-        STATS[f"{sent.kind}: result {outcome}"] += 1
+        STATS[f"{via} | {sent.kind}: result {outcome}"] += 1

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
 
 import anyio
 import pytest
@@ -19,21 +18,13 @@ from hypothesis import given, settings
 
 from mcp_adapter.testing import McpTestClient
 from tests.reliability.conftest import BOUNDED
-from tests.reliability.fuzz import LEGACY, MODERN, STATS, Sent, check_answer, envelope, requests
+from tests.reliability.fuzz import LEGACY, MODERN, Sent, check_answer, envelope, requests
 from tests.reliability.servers import SECRET, FuzzServer, container
 
 CLIENTS = {era: McpTestClient(container(), FuzzServer, protocol=era) for era in (MODERN, LEGACY)}
 """One server per era for the whole module: state that a bad request corrupted would show."""
 
 FUZZ = settings(BOUNDED, max_examples=300)
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _report() -> Iterator[None]:
-    yield
-    print("\nin-process fuzz outcomes:")
-    for key, count in sorted(STATS.items()):
-        print(f"  {count:5d}  {key}")
 
 
 @pytest.fixture(autouse=True)

@@ -281,7 +281,6 @@ def test_a_service_filled_from_the_payload_is_reported() -> None:
         assert_schema_separation(
             broken, container, max_examples=5, protocols=("2026-07-28",), shrink=False
         )
-    print(caught.value.problems)
     assert any("sent under its name" in p for p in caught.value.problems)
 
 
