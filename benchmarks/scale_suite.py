@@ -246,7 +246,7 @@ def _figures(options: RunOptions) -> list[dict[str, Any]]:
         return _compile_in_subprocess(QUICK_SIZES, 1, options.settings.clock)
     found = []
     for size in SIZES:
-        repeats = 2 if size >= 10_000 else 7
+        repeats = 1 if size >= 10_000 else 7
         options.progress(f"{size:,} tools: {repeats} cold compiles per variant, own process")
         found += _compile_in_subprocess((size,), repeats, options.settings.clock)
         options.progress(f"{size:,} tools: models made in {found[-1]['made_s']:.1f} s (not timed)")
@@ -505,7 +505,7 @@ SUITE = Suite(
         "the hook variant adds `def shouldRegister(self) -> bool: return True`. Making "
         "the models is not timed.",
         "Compile rows: one sample per cold compile (fresh `Container`, `Contract.of` cache "
-        "emptied), 7 per variant (2 at 10,000 tools, 1 with `--quick`), GC on, in a process "
+        "emptied), 7 per variant (1 at 10,000 tools and with `--quick`), GC on, in a process "
         "per size (one for all sizes with `--quick`) that holds only that server's classes "
         "and first compiled a 2-tool server (imports, pydantic's lazily built parts); "
         "variants and GC on/off alternate. The "
