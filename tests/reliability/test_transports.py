@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import httpx2
 import pytest
@@ -279,7 +280,8 @@ def test_http_refuses_a_body_over_the_limit_before_buffering_it(http: str, era: 
 )
 def test_http_body_limit_can_be_configured() -> None:
     limit = 64 * 1024
-    app = http_app(FuzzServer, Container(), json_response=True, max_request_body_size=limit)  # type: ignore[call-arg]
+    options: dict[str, Any] = {"json_response": True, "max_request_body_size": limit}
+    app = http_app(FuzzServer, Container(), **options)
     with serve_app(app) as base:
         text = json.dumps(
             {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "p" * limit}}
