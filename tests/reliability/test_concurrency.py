@@ -271,15 +271,6 @@ async def test_an_http_client_that_disconnects_mid_call_finalizes_its_scope(
     assert ledger.live == set()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: with http_app(json_response=True) a client that disconnects mid-call does not "
-    "cancel the handler: nothing watches the ASGI receive channel once the body is read, so "
-    "the call (and its scope, its services) runs to the end for nobody (SSE mode cancels it). "
-    "Fix in serving/http.py: in JSON-response mode wrap the endpoint so that, after the body "
-    "is consumed, a task waits on receive() for http.disconnect and cancels the request's "
-    "task group (as sse-starlette does for streams).",
-)
 async def test_a_json_mode_http_client_that_disconnects_mid_call_finalizes_its_scope(
     served: str, ledger: Ledger, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any
 
+import anyio
 from mcp.server import Server as SdkServer
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.streamable_http import EventStore
@@ -13,7 +14,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, Streamable
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Route
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from container import Container
 from mcp_adapter.sdk import build_sdk_server
@@ -45,6 +46,70 @@ def transport_security(
     return None
 
 
+_DISCONNECT: Message = {"type": "http.disconnect"}
+
+
+class CancelOnDisconnect:
+    """ASGI wrapper: a client that goes away before its answer cancels the request's handling.
+
+    In JSON-response mode the SDK reads the request body, then waits for the
+    handler's result with nobody listening to the connection, so a client that
+    disconnects mid-call would leave the call (and its container scope) running
+    to the end for nobody. Once the app has read the whole body, this wrapper
+    is the one reader of ``receive``: on ``http.disconnect`` before the
+    response is complete it cancels the app's cancel scope, so the handler is
+    cancelled and its scope's finalizers run. The app's own later ``receive()``
+    calls get ``http.disconnect`` once it happened.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        body_read = anyio.Event()
+        disconnected = anyio.Event()
+        answered = False
+
+        async def app_receive() -> Message:
+            if body_read.is_set() or disconnected.is_set():
+                await disconnected.wait()
+                return _DISCONNECT
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                disconnected.set()
+            elif message["type"] == "http.request" and not message.get("more_body", False):
+                body_read.set()
+            return message
+
+        async def app_send(message: Message) -> None:
+            nonlocal answered
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                answered = True
+            await send(message)
+
+        async def watch(request: anyio.CancelScope) -> None:
+            await body_read.wait()
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            disconnected.set()
+            if not answered:
+                request.cancel()
+
+        failure: Exception | None = None
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(watch, tasks.cancel_scope)
+            try:
+                await self.app(scope, app_receive, app_send)
+            except Exception as exc:  # noqa: BLE001 - re-raised below as itself, not in a group
+                failure = exc
+            tasks.cancel_scope.cancel()
+        if failure is not None:
+            raise failure
+
+
 def http_app(
     servable: Servable,
     container: Container,
@@ -74,7 +139,8 @@ def http_app(
       request (``uvicorn --workers N`` behind a load balancer). Both protocol
       eras are served; server-to-client requests of the 2025-11-25 era
       (elicitation) need ``stateless=False``.
-    - ``json_response``: answer with a JSON body instead of an SSE stream.
+    - ``json_response``: answer with a JSON body instead of an SSE stream; a
+      client that disconnects before its answer cancels the call.
     - ``token_verifier``: require ``Authorization: Bearer`` (401 otherwise;
       403 without every scope of ``required_scopes``); with ``anonymous=True``
       a request without the header passes with no identity.
@@ -112,7 +178,10 @@ def http_app(
         stateless=stateless,
         security_settings=transport_security(host, allowed_hosts, allowed_origins),
     )
-    endpoint: ASGIApp = ToolsetGate(StreamableHTTPASGIApp(manager), catalog.toolsets)
+    endpoint: ASGIApp = StreamableHTTPASGIApp(manager)
+    if json_response:
+        endpoint = CancelOnDisconnect(endpoint)
+    endpoint = ToolsetGate(endpoint, catalog.toolsets)
     auth = None
     if token_verifier is not None:
         auth = BearerAuth(
