@@ -135,6 +135,7 @@ async def test_lines_that_are_not_messages_are_answered_in_order_without_echoing
         "{not json SECRET",
         "",
         "   \t",
+        "\f",
         "[]",
         '[{"jsonrpc": "2.0", "id": 2, "method": "ping"}]',
         '{"jsonrpc": "2.0", "id": 3, "method": 5, "params": {"SECRET": 1}}',
@@ -154,6 +155,7 @@ async def test_lines_that_are_not_messages_are_answered_in_order_without_echoing
     errors = [(a["id"], a["error"]["code"], a["error"]["message"]) for a in answers[:-1]]
     assert errors == [
         (None, -32700, "Parse error"),  # the blank lines are not messages: no answer
+        (None, -32700, "Parse error"),  # a form feed is no JSON whitespace
         (None, -32600, "Invalid Request"),
         (None, -32600, "Invalid Request"),
         (None, -32600, "Invalid Request"),

@@ -19,6 +19,9 @@ from mcp_adapter.serving.servable import Servable, catalog_of
 
 logger = logging.getLogger("mcp_adapter")
 
+_JSON_WHITESPACE = " \t\r\n"
+"""What RFC 8259 calls whitespace (a form feed or a no-break space is not)."""
+
 
 class _Source(Protocol):
     """The read side of the SDK's stdio transport: messages, or why a line was unreadable."""
@@ -48,7 +51,9 @@ def unreadable_line_error(exc: Exception) -> ErrorData | None:
     not_json = [p for p in problems if p["type"] == "json_invalid"]
     if not not_json:
         return ErrorData(code=INVALID_REQUEST, message="Invalid Request")
-    if all(isinstance(p["input"], str) and not p["input"].strip() for p in not_json):
+    if all(
+        isinstance(p["input"], str) and not p["input"].strip(_JSON_WHITESPACE) for p in not_json
+    ):
         return None
     return ErrorData(code=PARSE_ERROR, message="Parse error")
 
