@@ -247,11 +247,11 @@ def malformed(draw: st.DrawFn) -> Sent:
         text = json.dumps(draw(st.one_of(WRONG.filter(lambda v: not isinstance(v, dict)), JSON)))
     elif kind == "bad jsonrpc":
         text = json.dumps(_object_with("jsonrpc", draw(WRONG | st.just("1.0"))))
-    elif kind == "bad id":
-        value = draw(st.one_of(st.floats(allow_nan=False), st.booleans(), st.lists(st.integers())))
+    elif kind == "bad id":  # (a JSON-RPC id is a string, a number or null)
+        value = draw(st.one_of(st.booleans(), st.lists(st.integers()), st.just({"n": 1})))
         text = json.dumps(_object_with("id", value))
-    elif kind == "bad params":
-        value = draw(WRONG.filter(lambda v: not isinstance(v, dict)))
+    elif kind == "bad params":  # (the SDK reads ``null`` params as absent)
+        value = draw(WRONG.filter(lambda v: v is not None and not isinstance(v, dict)))
         text = json.dumps(_object_with("params", value))
     elif kind == "bad method":
         text = json.dumps(

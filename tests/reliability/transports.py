@@ -48,6 +48,8 @@ class StdioServer:
         self._ids = iter(range(10**6, 10**9))
         if era == LEGACY:
             self._handshake()
+        else:
+            self.call("ping")  # the first request decides the connection's era
 
     def _read_stdout(self) -> None:
         assert self.process.stdout is not None
