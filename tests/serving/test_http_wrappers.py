@@ -9,18 +9,21 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
+from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
+from container import Container
 from mcp_adapter.serving import http_app
-from mcp_adapter.serving.http import CancelOnDisconnect
-from tests.reliability.fuzz import MODERN, envelope
+from mcp_adapter.serving.http import CancelOnDisconnect, CleanInvalidRequests
+from tests.reliability.fuzz import LEGACY, MODERN, envelope
 from tests.reliability.loadapp import Ledger, LoadServer, build_container
+from tests.reliability.servers import FuzzServer
 from tests.reliability.transports import http_headers
 from tests.serving.harness import serve_app
 
 pytestmark = pytest.mark.anyio
 
-ERAS = (MODERN, "2025-11-25")
+ERAS = (MODERN, LEGACY)
 SCOPE: Scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": []}
 WAIT = 30.0
 """Bounds every wait of these tests; none of them depends on it."""
@@ -196,3 +199,149 @@ async def test_json_mode_cancels_a_call_whose_client_left_in_both_eras(
             assert ledger.live == set()
         finally:
             ledger.release.set()
+
+
+# -- CleanInvalidRequests -------------------------------------------------------------------------
+
+INVALID_REQUEST = {
+    "jsonrpc": "2.0",
+    "id": None,
+    "error": {"code": -32600, "message": "Invalid Request"},
+}
+SDK_VALIDATION_ERROR = {
+    "jsonrpc": "2.0",
+    "id": None,
+    "error": {
+        "code": -32602,
+        "message": "Validation error: 4 validation errors for union[JSONRPCRequest,...] "
+        "[type=string_type, input_value=5, input_type=int]",
+    },
+}
+
+
+async def sent_by(app: Any) -> list[Message]:
+    channel = Channel(b"{}")
+    with anyio.fail_after(WAIT):
+        await CleanInvalidRequests(app)(SCOPE, channel.receive, channel.send)
+    return channel.sent
+
+
+def replying(response: Response) -> Any:
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        await response(scope, receive, send)
+
+    return app
+
+
+def decoded_reply(sent: list[Message]) -> tuple[int, dict[bytes, bytes], bytes]:
+    start, *bodies = sent
+    body = b"".join(m.get("body", b"") for m in bodies)
+    return start["status"], {bytes(k): bytes(v) for k, v in start["headers"]}, body
+
+
+async def test_the_sdks_validation_error_becomes_invalid_request() -> None:
+    sdk = Response(
+        json.dumps(SDK_VALIDATION_ERROR),
+        status_code=400,
+        headers={"mcp-session-id": "abc"},
+        media_type="application/json",
+    )
+    status, headers, body = decoded_reply(await sent_by(replying(sdk)))
+    assert status == 400
+    assert json.loads(body) == INVALID_REQUEST
+    assert headers[b"content-length"] == str(len(body)).encode()
+    assert headers[b"mcp-session-id"] == b"abc"
+    assert headers[b"content-type"].startswith(b"application/json")
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        Response(json.dumps({**SDK_VALIDATION_ERROR, "id": 7}), 400, media_type="application/json"),
+        Response(
+            json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "P"}}),
+            400,
+            media_type="application/json",
+        ),
+        Response(json.dumps(SDK_VALIDATION_ERROR), 404, media_type="application/json"),
+        Response(json.dumps(SDK_VALIDATION_ERROR), 400, media_type="text/plain"),
+        Response(b"[" * 10_000, 400, media_type="application/json"),
+        Response("Invalid Content-Type header", 400),
+    ],
+    ids=["with an id", "parse error", "not 400", "not json", "deep", "plain text"],
+)
+async def test_other_answers_pass_unchanged(response: Response) -> None:
+    expected = decoded_reply(await sent_by_plain(response))
+    assert decoded_reply(await sent_by(replying(response))) == expected
+
+
+async def sent_by_plain(response: Response) -> list[Message]:
+    channel = Channel(b"{}")
+    await response(SCOPE, channel.receive, channel.send)
+    return channel.sent
+
+
+async def test_a_large_answer_is_never_held() -> None:
+    chunk = b"x" * 65_536
+    seen_before_body: list[int] = []
+    channel = Channel(b"{}")
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", b"%d" % (4 * len(chunk))),
+        ]
+        await send({"type": "http.response.start", "status": 400, "headers": headers})
+        seen_before_body.append(len(channel.sent))
+        for i in range(4):
+            await send({"type": "http.response.body", "body": chunk, "more_body": i < 3})
+            seen_before_body.append(len(channel.sent))
+
+    with anyio.fail_after(WAIT):
+        await CleanInvalidRequests(app)(SCOPE, channel.receive, channel.send)
+    assert seen_before_body == [1, 2, 3, 4, 5], "every message went out as it was sent"
+
+
+async def test_an_answer_longer_than_it_declared_is_let_through() -> None:
+    channel = Channel(b"{}")
+    chunk = b"y" * 10_000
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"100")]
+        await send({"type": "http.response.start", "status": 400, "headers": headers})
+        for i in range(3):
+            await send({"type": "http.response.body", "body": chunk, "more_body": i < 2})
+
+    with anyio.fail_after(WAIT):
+        await CleanInvalidRequests(app)(SCOPE, channel.receive, channel.send)
+    status, headers, body = decoded_reply(channel.sent)
+    assert (status, headers[b"content-length"], body) == (400, b"100", chunk * 3)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"json_response": True},
+        {"stateless": False},
+        {"stateless": False, "json_response": True},
+    ],
+    ids=["sse", "json", "stateful-sse", "stateful-json"],
+)
+def test_over_http_json_that_is_no_message_is_an_invalid_request(options: dict[str, bool]) -> None:
+    bodies = [
+        {"jsonrpc": "2.0", "id": 1, "method": 5},
+        {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": [1, 2]},
+        {"jsonrpc": "1.0", "id": 1, "method": "ping"},
+        [{"jsonrpc": "2.0", "id": 1, "method": "ping"}],
+        5,
+    ]
+    with (
+        serve_app(http_app(FuzzServer, Container(), **options)) as base,
+        httpx2.Client(timeout=WAIT) as http,
+    ):
+        for value in bodies:
+            text = json.dumps(value)
+            response = http.post(f"{base}/mcp", content=text, headers=http_headers(text, LEGACY))
+            assert response.status_code == 400, response.text
+            assert response.json() == INVALID_REQUEST, value

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Collection, Sequence
+import json
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any
 
@@ -12,6 +13,7 @@ from mcp.server.auth.provider import TokenVerifier
 from mcp.server.streamable_http import EventStore
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.types import INVALID_PARAMS, INVALID_REQUEST
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -110,6 +112,102 @@ class CancelOnDisconnect:
             raise failure
 
 
+_INVALID_REQUEST_BODY = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": INVALID_REQUEST, "message": "Invalid Request"},
+    },
+    separators=(",", ":"),
+).encode()
+_HELD_BODY_LIMIT = 16 * 1024
+"""The largest 400 answer :class:`CleanInvalidRequests` holds back (the SDK's are ~1 KiB)."""
+
+
+class CleanInvalidRequests:
+    """ASGI wrapper: the SDK's answer to JSON that is no JSON-RPC message, made clean and standard.
+
+    The SDK's 2025-11-25 transport answers such a body with ``400`` and
+    ``-32602 "Validation error: "`` followed by pydantic's report (model names,
+    ``input_value=...`` echoing the request, documentation URLs). This wrapper
+    holds back a ``400`` ``application/json`` answer that declares at most
+    ``_HELD_BODY_LIMIT`` bytes, and when it is that error (``id: null``) sends
+    the JSON-RPC 2.0 answer instead: ``-32600 "Invalid Request"``, ``id: null``,
+    still ``400``. Every other answer passes unchanged; nothing larger is held.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start: Message | None = None
+        held: list[bytes] = []
+        size = 0
+
+        async def app_send(message: Message) -> None:
+            nonlocal start, size
+            if message["type"] == "http.response.start" and _small_json_error(message):
+                start = message
+                return
+            if start is None or message["type"] != "http.response.body":
+                await send(message)
+                return
+            body = bytes(message.get("body", b""))
+            held.append(body)
+            size += len(body)
+            if size > _HELD_BODY_LIMIT:  # more than declared: let it through as it is
+                await send(start)
+                start = None
+                await send({**message, "body": b"".join(held)})
+                return
+            if message.get("more_body", False):
+                return
+            held_start, whole = start, b"".join(held)
+            start = None
+            if _is_validation_error(whole):
+                whole = _INVALID_REQUEST_BODY
+            await send({**held_start, "headers": _with_length(held_start["headers"], len(whole))})
+            await send({"type": "http.response.body", "body": whole})
+
+        await self.app(scope, receive, app_send)
+
+
+def _small_json_error(start: Message) -> bool:
+    if start.get("status") != 400:
+        return False
+    headers = {bytes(k).lower(): bytes(v) for k, v in start.get("headers") or ()}
+    length = headers.get(b"content-length", b"")
+    return (
+        headers.get(b"content-type", b"").startswith(b"application/json")
+        and length.isdigit()
+        and int(length) <= _HELD_BODY_LIMIT
+    )
+
+
+def _is_validation_error(body: bytes) -> bool:
+    """Whether ``body`` is the SDK's ``-32602 "Validation error: ..."`` with ``id: null``."""
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(message, dict) or message.get("id", 0) is not None:
+        return False
+    error = message.get("error")
+    return (
+        isinstance(error, dict)
+        and error.get("code") == INVALID_PARAMS
+        and str(error.get("message", "")).startswith("Validation error")
+    )
+
+
+def _with_length(headers: Iterable[tuple[bytes, bytes]], length: int) -> list[tuple[bytes, bytes]]:
+    kept = [(bytes(k), bytes(v)) for k, v in headers if bytes(k).lower() != b"content-length"]
+    return [*kept, (b"content-length", str(length).encode())]
+
+
 def http_app(
     servable: Servable,
     container: Container,
@@ -178,7 +276,7 @@ def http_app(
         stateless=stateless,
         security_settings=transport_security(host, allowed_hosts, allowed_origins),
     )
-    endpoint: ASGIApp = StreamableHTTPASGIApp(manager)
+    endpoint: ASGIApp = CleanInvalidRequests(StreamableHTTPASGIApp(manager))
     if json_response:
         endpoint = CancelOnDisconnect(endpoint)
     endpoint = ToolsetGate(endpoint, catalog.toolsets)
