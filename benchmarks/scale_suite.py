@@ -425,7 +425,8 @@ def targets(table: Table) -> list[Target]:
         found.append(
             Target(
                 f"tools/list{' with a hook' if hooks else ''}: a 100-tool page of a bigger "
-                f"server (up to {worst_size:,} tools) <= {FLAT}x the 100-tool server's page",
+                f"server (up to {worst_size:,} tools) <= {FLAT}x the 100-tool server's page"
+                + (" (with a hook too)" if hooks else ""),
                 spread <= FLAT,
                 f"worst {spread:.2f}x ({worst.case.name})",
             )
