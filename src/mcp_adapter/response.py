@@ -6,7 +6,7 @@ import base64
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from mcp import types
 
@@ -21,6 +21,25 @@ def _annotations(
     if annotations is None or isinstance(annotations, types.Annotations):
         return annotations
     return types.Annotations.model_validate(dict(annotations))
+
+
+_Media = TypeVar("_Media", types.ImageContent, types.AudioContent)
+
+
+def _media(
+    kind: type[_Media],
+    data: bytes | str,
+    mime_type: str,
+    annotations: types.Annotations | Mapping[str, Any] | None,
+    meta: Mapping[str, Any] | None,
+) -> _Media:
+    """An image or audio block; its ``type`` tag is the model's default."""
+    return kind(
+        data=_b64(data),
+        mime_type=mime_type,
+        annotations=_annotations(annotations),
+        meta=_dict(meta),
+    )
 
 
 def _b64(data: bytes | str) -> str:
@@ -92,14 +111,7 @@ class McpResponse:
         meta: Mapping[str, Any] | None = None,
     ) -> McpResponse:
         """An image; ``data`` is raw bytes or base64 text."""
-        block = types.ImageContent(
-            type="image",
-            data=_b64(data),
-            mime_type=mime_type,
-            annotations=_annotations(annotations),
-            meta=_dict(meta),
-        )
-        return cls((block,))
+        return cls((_media(types.ImageContent, data, mime_type, annotations, meta),))
 
     @classmethod
     def audio(
@@ -111,14 +123,7 @@ class McpResponse:
         meta: Mapping[str, Any] | None = None,
     ) -> McpResponse:
         """Audio; ``data`` is raw bytes or base64 text."""
-        block = types.AudioContent(
-            type="audio",
-            data=_b64(data),
-            mime_type=mime_type,
-            annotations=_annotations(annotations),
-            meta=_dict(meta),
-        )
-        return cls((block,))
+        return cls((_media(types.AudioContent, data, mime_type, annotations, meta),))
 
     @classmethod
     def resource(

@@ -11,15 +11,15 @@ from mcp import types
 from container import Container
 from mcp_adapter import Server
 from mcp_adapter.testing import McpTestClient
-from tests.components.seed_examples import check_greet
-from tests.components.seed_examples.demo_server import (
+from tests.components.support import ERAS, SDK_MODES, is_modern, sdk_client, signed_in
+from tests.seed_examples import check_greet
+from tests.seed_examples.demo_server import (
     DemoServer,
     GreetingService,
     GreetTool,
     NameFormatter,
 )
-from tests.components.seed_examples.private_tool import PrivateTool
-from tests.components.support import ERAS, SDK_MODES, is_modern, sdk_client, signed_in
+from tests.seed_examples.private_tool import PrivateTool
 
 pytestmark = pytest.mark.anyio
 

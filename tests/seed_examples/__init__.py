@@ -1,5 +1,5 @@
-"""Seed 004's tool examples, verbatim but for the import lines (DESIGN.md's table).
+"""Seed 004's examples, verbatim but for the import lines (DESIGN.md's table).
 
-Each module is the file the seed tells a user to write; the tests in
-``tests/tools/test_seed_examples.py`` run them.
+Each module is the file the seed tells a user to write; ``tests/tools`` and
+``tests/components`` both run them, from this one copy.
 """

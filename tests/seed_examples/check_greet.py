@@ -4,7 +4,7 @@
 # ruff: noqa: I001
 import asyncio
 
-from tests.tools.seed_examples.demo_server import DemoServer
+from tests.seed_examples.demo_server import DemoServer
 from container import Container
 from mcp_adapter.testing import McpTestClient
 

@@ -13,12 +13,12 @@ import pytest
 from container import Container
 from mcp_adapter import Server
 from mcp_adapter.testing import McpTestClient
+from tests.seed_examples import check_greet
+from tests.seed_examples.demo_server import DemoServer, GreetingService, NameFormatter
+from tests.seed_examples.echo_tool import EchoTool
+from tests.seed_examples.greet_tool import GreetTool
+from tests.seed_examples.summary_tool import SummaryTool
 from tests.tools.drivers import LEGACY, MODERN, Driver
-from tests.tools.seed_examples import check_greet
-from tests.tools.seed_examples.demo_server import DemoServer, GreetingService, NameFormatter
-from tests.tools.seed_examples.echo_tool import EchoTool
-from tests.tools.seed_examples.greet_tool import GreetTool
-from tests.tools.seed_examples.summary_tool import SummaryTool
 
 pytestmark = pytest.mark.anyio
 
@@ -220,7 +220,7 @@ async def test_check_greet_flow_in_the_2026_era_lists_the_bare_schema() -> None:
 def test_check_greet_runs_as_a_program() -> None:
     """``python -B check_greet.py``, as the seed runs it (repository root importable)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "src")])}
-    script = ROOT / "tests" / "tools" / "seed_examples" / "check_greet.py"
+    script = ROOT / "tests" / "seed_examples" / "check_greet.py"
     done = subprocess.run(
         [sys.executable, "-B", str(script)],
         cwd=ROOT,
