@@ -36,11 +36,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import json
 import logging
 import os
 import random
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -495,6 +497,22 @@ class Running:
         return text[-2000:]
 
 
+def _die_with_parent() -> None:
+    """In the child, before exec: SIGTERM when the benchmark process dies (Linux).
+
+    Without it a benchmark run killed mid-way (SIGKILL, a closed terminal) leaves
+    its servers running; a uvicorn supervisor stops its workers on SIGTERM.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass
+
+
+PR_SET_PDEATHSIG = 1
+
+
 def start(contender: Contender) -> Running:
     port = free_port()
     log = tempfile.TemporaryFile()  # noqa: SIM115  # lives as long as the server
@@ -506,6 +524,7 @@ def start(contender: Contender) -> Running:
         stdout=log,
         stderr=log,
         start_new_session=True,
+        preexec_fn=_die_with_parent if sys.platform == "linux" else None,
     )
     return Running(contender, port, process, log)
 
