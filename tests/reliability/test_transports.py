@@ -143,14 +143,6 @@ def test_stdio_answers_a_line_that_is_not_json(stdio: StdioServer) -> None:
     assert [a["error"]["code"] for a in answers] == [-32700]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: over stdio a request whose id is not a string or a number (true, [1], {...}) "
-    "gets no answer: the SDK's message models read it as a notification (the id is dropped as "
-    "an unknown field). JSON-RPC 2.0 wants -32600 with id null. Fix in serving/stdio.py: when "
-    "a line parses as a JSONRPCNotification but its raw object has an 'id' key, answer "
-    "JSONRPCError(id=None, code=INVALID_REQUEST) instead of dispatching it.",
-)
 @pytest.mark.parametrize("bad_id", [True, [1], {"n": 1}], ids=["bool", "list", "object"])
 def test_stdio_answers_a_request_with_an_invalid_id(stdio: StdioServer, bad_id: object) -> None:
     before = len(stdio.unrouted)

@@ -112,6 +112,21 @@ class AuditServer(Server):
     tools = (RecordTool, WhoAmITool)
 
 
+class ReadStdinTool(Tool):
+    """What a handler reading the process's fd 0 gets: over stdio, EOF rather than the wire."""
+
+    name = "read-stdin"
+    annotations = READ_ONLY
+
+    def handle(self) -> McpResponse:  # sync: a worker thread, so a blocked read blocks nothing else
+        return McpResponse.structured({"read": os.read(0, 4096).decode(errors="replace")})
+
+
+class StdinServer(Server):
+    name = "stdin"
+    tools = (ReadStdinTool,)
+
+
 def build_container() -> Container:
     container = Container()
     container.singleton(ProcessCounter)

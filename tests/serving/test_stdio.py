@@ -18,6 +18,16 @@ pytestmark = pytest.mark.anyio
 
 CALL_TIMEOUT = 60
 MODES = ["auto", "legacy"]
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
 
 
 def stdio_server(args: list[str], env: dict[str, str] | None = None) -> StdioServerParameters:
@@ -121,16 +131,6 @@ async def test_a_platform_with_a_toolset_selection(mode: str) -> None:
 
 async def test_lines_that_are_not_messages_are_answered_in_order_without_echoing_them() -> None:
     """JSON-RPC 2.0: -32700 for what is not JSON, -32600 for JSON that is no message, id null."""
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"},
-        },
-    }
     lines = [
         "{not json SECRET",
         "",
@@ -140,7 +140,7 @@ async def test_lines_that_are_not_messages_are_answered_in_order_without_echoing
         '[{"jsonrpc": "2.0", "id": 2, "method": "ping"}]',
         '{"jsonrpc": "2.0", "id": 3, "method": 5, "params": {"SECRET": 1}}',
         "5",
-        json.dumps(initialize),
+        json.dumps(INITIALIZE),
     ]
     stdin = io.StringIO("".join(line + "\n" for line in lines))
     stdout = io.StringIO()
@@ -165,3 +165,39 @@ async def test_lines_that_are_not_messages_are_answered_in_order_without_echoing
     assert answers[-1]["result"]["serverInfo"]["name"]
     assert "SECRET" not in stdout.getvalue()
     assert "pydantic" not in stdout.getvalue()
+
+
+async def test_a_request_whose_id_is_no_id_is_answered_invalid_request() -> None:
+    """MCP ids are strings or integers; the SDK would read the rest as unanswered notifications."""
+    bad_ids: list[object] = [True, False, [1], {"n": 1}, None, 1.5, 2.0]
+    lines = [
+        json.dumps({"jsonrpc": "2.0", "id": bad, "method": "ping", "params": {"SECRET": 1}})
+        for bad in bad_ids
+    ]
+    lines.insert(3, '{"jsonrpc": "2.0", "method": "notifications/initialized"}')  # no answer
+    lines.append(json.dumps({**INITIALIZE, "id": "s"}))  # a string id is an id
+    stdout = io.StringIO()
+    with anyio.fail_after(CALL_TIMEOUT):
+        await serve_stdio(
+            AuditServer,
+            build_container(),
+            stdin=anyio.wrap_file(io.StringIO("".join(line + "\n" for line in lines))),
+            stdout=anyio.wrap_file(stdout),
+        )
+    answers = [json.loads(line) for line in stdout.getvalue().splitlines()]
+    error = {"code": -32600, "message": "Invalid Request"}
+    invalid = {"jsonrpc": "2.0", "id": None, "error": error}
+    assert answers[: len(bad_ids)] == [invalid] * len(bad_ids)
+    assert [(a["id"], "result" in a) for a in answers[len(bad_ids) :]] == [("s", True)]
+    assert "SECRET" not in stdout.getvalue()
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_handler_reading_stdin_gets_eof_not_the_clients_messages(mode: str) -> None:
+    """fd 0 points at the null device while serving: the wire is read from a private copy."""
+    params = stdio_server(["tests.serving.apps:StdinServer"])
+    with anyio.fail_after(CALL_TIMEOUT):
+        async with Client(params, mode=mode) as client:
+            read = await client.call_tool("read-stdin", {})
+            again = await client.call_tool("read-stdin", {})
+    assert read.structured_content == again.structured_content == {"read": ""}

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import contextvars
 import logging
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from types import TracebackType
 from typing import Protocol, Self
 
 import anyio
+from mcp.server import stdio as sdk_stdio
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
@@ -15,6 +19,7 @@ from pydantic import ValidationError
 
 from container import Container
 from mcp_adapter.sdk import build_sdk_server
+from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id
 from mcp_adapter.serving.servable import Servable, catalog_of
 
 logger = logging.getLogger("mcp_adapter")
@@ -40,10 +45,11 @@ def unreadable_line_error(exc: Exception) -> ErrorData | None:
     """The JSON-RPC error owed for a stdin line the transport could not read (``None``: blank).
 
     Not JSON: ``-32700 Parse error``; JSON but not one JSON-RPC message (a
-    batch, a number, a request whose ``method`` is not a string):
-    ``-32600 Invalid Request``. A line of whitespace is no message at all (as
-    between the values of any JSON text stream) and is not answered. The
-    error never quotes the line or the parser's complaint.
+    batch, a number, a request whose ``method`` is not a string, a request
+    :class:`ScreenedLines` replaced for its ``id``): ``-32600 Invalid Request``.
+    A line of whitespace is no message at all (as between the values of any
+    JSON text stream) and is not answered. The error never quotes the line or
+    the parser's complaint.
     """
     if not isinstance(exc, ValidationError):
         return ErrorData(code=PARSE_ERROR, message="Parse error")
@@ -56,6 +62,48 @@ def unreadable_line_error(exc: Exception) -> ErrorData | None:
     ):
         return None
     return ErrorData(code=PARSE_ERROR, message="Parse error")
+
+
+class ScreenedLines(anyio.AsyncFile[str]):
+    """stdin's lines for the SDK's reader, a request with an invalid id replaced by no message.
+
+    The SDK would read such a line as a notification and nobody would answer
+    it (see :mod:`mcp_adapter.serving.ids`); in its place the reader gets
+    ``null``, which it reports as JSON that is no JSON-RPC message, so
+    :class:`AnsweringReadStream` answers it ``-32600`` with ``id: null``, in
+    line order like any unreadable line. Every other line passes unchanged;
+    everything but iteration is the wrapped file's.
+    """
+
+    def __init__(self, source: anyio.AsyncFile[str]) -> None:
+        super().__init__(source.wrapped)
+        self._source = source
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        async for line in self._source:
+            yield NO_MESSAGE + "\n" if has_invalid_id(line) else line
+
+
+@contextmanager
+def _stdin(stdin: anyio.AsyncFile[str] | None) -> Iterator[anyio.AsyncFile[str]]:
+    """The lines to serve: ``stdin``, or the process's, claimed the way the SDK claims them.
+
+    Handing ``stdio_server`` a stream of our own skips its claim of fd 0, so
+    this makes the same claim with the SDK's own helper: the wire is read from
+    a private duplicate while fd 0 points at the null device (a handler or a
+    child process reading stdin gets EOF instead of the client's messages), and
+    fd 0 is restored afterwards. A second concurrent claim raises, as the SDK's.
+    """
+    if stdin is not None:
+        yield ScreenedLines(stdin)
+        return
+    buffer, release = sdk_stdio._claim_fd(0, sys.stdin, "rb", sdk_stdio._open_stdin_diversion)
+    try:
+        text = sdk_stdio._UnownedTextWrapper(buffer, encoding="utf-8", errors="replace")
+        yield ScreenedLines(anyio.wrap_file(text))
+    finally:
+        if release is not None:
+            release()
 
 
 class AnsweringReadStream:
@@ -134,15 +182,17 @@ async def serve_stdio(
     ``container``. With ``close_container=True`` the container is closed (its
     singleton finalizers run) when serving ends. The SDK answers both the
     2025-11-25 handshake and 2026-07-28 per-request envelopes on one stream;
-    a line that is not JSON, or not a JSON-RPC message, is answered with
+    a line that is not JSON, or not a JSON-RPC message (a request whose ``id``
+    is not a string or an integer included), is answered with
     ``-32700``/``-32600`` and ``id: null``.
     """
     catalog = catalog_of(servable, container)
     server = build_sdk_server(catalog, container, transport="stdio")
     try:
-        async with stdio_server(stdin, stdout) as (read, write):
-            messages = AnsweringReadStream(read, write)
-            await server.run(messages, write, server.create_initialization_options())
+        with _stdin(stdin) as lines:
+            async with stdio_server(lines, stdout) as (read, write):
+                messages = AnsweringReadStream(read, write)
+                await server.run(messages, write, server.create_initialization_options())
     finally:
         if close_container:
             await container.aclose()
