@@ -292,14 +292,6 @@ def test_http_refuses_a_body_over_the_limit_before_buffering_it(http: str, era: 
     _http_alive(http, era)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="GAP: http_app has no max_request_body_size: every app refuses bodies over the "
-    "SDK's DEFAULT_MAX_REQUEST_BODY_SIZE (4 MiB) with 413 and an operator cannot lower it. "
-    "Fix in serving/http.py: accept max_request_body_size and pass it to "
-    "StreamableHTTPSessionManager(max_request_body_size=...) (and a --max-body option to "
-    "mcp-adapter serve).",
-)
 def test_http_body_limit_can_be_configured() -> None:
     limit = 64 * 1024
     options: dict[str, Any] = {"json_response": True, "max_request_body_size": limit}

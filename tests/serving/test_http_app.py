@@ -110,6 +110,38 @@ def test_scopes_without_a_verifier_are_refused() -> None:
         http_app(DemoServer, build_container(), required_scopes=("read",))
 
 
+LIMIT = 2048
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_body_limit_is_configurable(mode: str) -> None:
+    """Bodies over ``max_request_body_size`` are 413, declared or streamed; smaller ones pass."""
+    app = http_app(DemoServer, build_container(), max_request_body_size=LIMIT)
+    assert app.state.mcp_session_manager.max_request_body_size == LIMIT
+    pad = '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"'
+    over = pad + "p" * LIMIT + '"}}'
+
+    async def streamed() -> AsyncIterator[bytes]:
+        yield over[:100].encode()
+        yield over[100:].encode()
+
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    with serve_app(app) as base:
+        async with httpx2.AsyncClient(timeout=CALL_TIMEOUT, headers=headers) as http:
+            declared = await http.post(f"{base}/mcp", content=over)
+            chunked = await http.post(f"{base}/mcp", content=streamed())
+        async with connect(f"{base}/mcp", mode) as client:  # a client's requests are smaller
+            summary = await client.call_tool("summarize", {"values": [1, 2]})
+    assert (declared.status_code, chunked.status_code) == (413, 413)
+    assert "content-length" not in chunked.request.headers
+    assert summary.structured_content == {"count": 2, "total": 3.0}
+
+
+def test_the_body_limit_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="max_request_body_size"):
+        http_app(DemoServer, build_container(), max_request_body_size=0)
+
+
 class Compiles:
     """Stands for an extensions ``Platform``: anything with ``compile(container)``."""
 

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx2
 import pytest
 from mcp import MCPError
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 
+from mcp_adapter.cli import build_parser, main
+from mcp_adapter.cli.options import ENV_VAR, ServeOptions
+from mcp_adapter.cli.serve import build_app, options_of
 from tests.serving.apps import AUDIT_FILE_ENV
 from tests.serving.clients import CALL_TIMEOUT, MODES, connect, tool_names
 from tests.serving.harness import Served, serve_http
@@ -209,3 +214,42 @@ class TestToolsets:
                     f"{served.url}/x/issues", json=INITIALIZE, headers=POST_HEADERS
                 )
             assert response.status_code == 404
+
+
+async def test_max_body_size_lowers_the_body_limit() -> None:
+    with serve_http([*AUDIT, "--max-body-size", "2048"]) as served:
+        async with httpx2.AsyncClient(timeout=CALL_TIMEOUT) as http:
+            padded = {**INITIALIZE, "params": {**INITIALIZE["params"], "pad": "p" * 2048}}
+            refused = await http.post(served.url, json=padded, headers=POST_HEADERS)
+        assert refused.status_code == 413
+        async with connect(served.url, "legacy") as client:
+            assert not (await client.call_tool("whoami", {})).is_error
+
+
+def test_max_body_size_reaches_every_worker() -> None:
+    """``--workers`` rebuild the app from the options in the environment: the limit survives."""
+    args = ["serve", *AUDIT, "--http", "--workers", "2", "--max-body-size", "4096"]
+    options = options_of(build_parser().parse_args(args))
+    assert options.max_body_size == 4096
+    restored = ServeOptions.from_env({ENV_VAR: options.to_env()})
+    assert restored == options
+    app = build_app(restored)
+    assert app.state.mcp_session_manager.max_request_body_size == 4096
+    default = build_app(dataclasses.replace(restored, max_body_size=None))
+    assert default.state.mcp_session_manager.max_request_body_size == (
+        DEFAULT_MAX_REQUEST_BODY_SIZE
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([*AUDIT, "--max-body-size", "1024"], "error: --max-body-size only apply to HTTP"),
+        ([*AUDIT, "--http", "--max-body-size", "0"], "error: --max-body-size 0 is not a positive"),
+    ],
+)
+def test_max_body_size_errors(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["serve", *args]) == 2
+    assert message in capsys.readouterr().err

@@ -32,6 +32,7 @@ class ServeOptions:
     resource_url: str | None = None
     issuer_url: str | None = None
     allowed_hosts: tuple[str, ...] | None = None
+    max_body_size: int | None = None
     sys_path: tuple[str, ...] = field(default=(), compare=False)
 
     def to_env(self) -> str:

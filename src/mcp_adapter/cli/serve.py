@@ -10,6 +10,7 @@ import sys
 from typing import Any
 
 import anyio
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from starlette.applications import Starlette
 
 from container import Container
@@ -78,6 +79,13 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         metavar="HOST:PORT",
         help="accepted Host headers (DNS-rebinding protection; repeatable)",
     )
+    parser.add_argument(
+        "--max-body-size",
+        type=int,
+        metavar="BYTES",
+        help="refuse HTTP request bodies larger than this with 413 "
+        f"(default {DEFAULT_MAX_REQUEST_BODY_SIZE}, 4 MiB)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -116,6 +124,7 @@ def options_of(args: argparse.Namespace) -> ServeOptions:
         resource_url=args.resource_url,
         issuer_url=args.issuer_url,
         allowed_hosts=tuple(args.allowed_hosts) if args.allowed_hosts else None,
+        max_body_size=args.max_body_size,
         sys_path=tuple(sys.path),
     )
     _check(options)
@@ -129,6 +138,7 @@ def _check(options: ServeOptions) -> None:
         "--json-response": options.json_response,
         "--auth": options.auth is not None,
         "--allowed-host": options.allowed_hosts is not None,
+        "--max-body-size": options.max_body_size is not None,
     }
     if not options.http:
         used = [flag for flag, given in http_only.items() if given]
@@ -145,6 +155,8 @@ def _check(options: ServeOptions) -> None:
         raise CliError("--scope, --anonymous and --resource-url need --auth MODULE:ATTR")
     if not 0 <= options.port <= 65535:
         raise CliError(f"--port {options.port} is not a TCP port")
+    if options.max_body_size is not None and options.max_body_size < 1:
+        raise CliError(f"--max-body-size {options.max_body_size} is not a positive size in bytes")
 
 
 def compile_catalog(target: Any, container: Container, spec: str) -> Catalog:
@@ -195,6 +207,11 @@ def build_app(options: ServeOptions) -> Starlette:
             issuer_url=options.issuer_url,
             host=options.host,
             allowed_hosts=options.allowed_hosts,
+            max_request_body_size=(
+                DEFAULT_MAX_REQUEST_BODY_SIZE
+                if options.max_body_size is None
+                else options.max_body_size
+            ),
             close_container=True,
         )
     except ValueError as exc:

@@ -12,7 +12,10 @@ from mcp.server import Server as SdkServer
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.streamable_http import EventStore
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.server.transport_security import (
+    DEFAULT_MAX_REQUEST_BODY_SIZE,
+    TransportSecuritySettings,
+)
 from mcp.types import INVALID_PARAMS, INVALID_REQUEST
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Route
@@ -228,6 +231,7 @@ def http_app(
     close_container: bool = False,
     event_store: EventStore | None = None,
     retry_interval: int | None = None,
+    max_request_body_size: int = DEFAULT_MAX_REQUEST_BODY_SIZE,
     configure: Callable[[SdkServer[Any]], None] | None = None,
     debug: bool = False,
 ) -> Starlette:
@@ -248,6 +252,8 @@ def http_app(
       request with ``X-MCP-Toolsets`` or ``{path}/x/{toolset}``.
     - ``event_store``/``retry_interval`` (stateful only): SSE resumability, and
       the ``retry`` milliseconds suggested to clients (SEP-1699).
+    - ``max_request_body_size``: a POST body larger than this many bytes is
+      refused with 413 before it is buffered (default: the SDK's 4 MiB).
     - ``configure``: called with the SDK's low-level server before serving, to
       register handlers the adapter does not own (``logging/setLevel``,
       ``resources/subscribe``, ...).
@@ -275,6 +281,7 @@ def http_app(
         json_response=json_response,
         stateless=stateless,
         security_settings=transport_security(host, allowed_hosts, allowed_origins),
+        max_request_body_size=max_request_body_size,
     )
     endpoint: ASGIApp = CleanInvalidRequests(StreamableHTTPASGIApp(manager))
     if json_response:
