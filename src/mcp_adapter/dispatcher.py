@@ -226,7 +226,7 @@ class Dispatcher:
             payload, errors = tool.input.check_wire(arguments)
             if errors:
                 return invalid_arguments(errors)
-            instance = await tool.instance(scope)
+            instance = await tool.build(scope) if tool.build_is_async else tool.build(scope)
             spread = tool.arguments(payload)
             outcome = await tool.handler.invoke(instance, scope, request, payload, spread)
             for _ in range(MAX_INPUT_ROUNDS):
