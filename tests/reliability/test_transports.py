@@ -236,14 +236,6 @@ def test_http_2025_11_25_rejects_bodies_that_are_not_requests_safely(http: str) 
     assert answer["error"]["code"] == -32600
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: in the 2025-11-25 era over HTTP a request whose id is not a string or a number "
-    "(true, [1], {...}) is answered 202 with no body: the SDK reads it as a notification. "
-    "JSON-RPC 2.0 wants -32600 with id null (the 2026-07-28 path answers so). Fix in "
-    "serving/http.py: next to CleanInvalidRequests, answer a POST whose JSON object has an "
-    "'id' of another type with 400 and JSONRPCError(id=None, code=INVALID_REQUEST).",
-)
 @pytest.mark.parametrize("bad_id", [True, [1], {"n": 1}], ids=["bool", "list", "object"])
 def test_http_2025_11_25_answers_a_request_with_an_invalid_id(http: str, bad_id: object) -> None:
     text = json.dumps({"jsonrpc": "2.0", "id": bad_id, "method": "ping", "params": {}})

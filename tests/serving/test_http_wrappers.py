@@ -14,7 +14,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from container import Container
 from mcp_adapter.serving import http_app
-from mcp_adapter.serving.http import CancelOnDisconnect, CleanInvalidRequests
+from mcp_adapter.serving.http import CancelOnDisconnect, CleanInvalidRequests, RefuseInvalidIds
 from tests.reliability.fuzz import LEGACY, MODERN, envelope
 from tests.reliability.loadapp import Ledger, LoadServer, build_container
 from tests.reliability.servers import FuzzServer
@@ -345,3 +345,131 @@ def test_over_http_json_that_is_no_message_is_an_invalid_request(options: dict[s
             response = http.post(f"{base}/mcp", content=text, headers=http_headers(text, LEGACY))
             assert response.status_code == 400, response.text
             assert response.json() == INVALID_REQUEST, value
+
+
+# -- RefuseInvalidIds -----------------------------------------------------------------------------
+
+LIMIT = 1024
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": LEGACY,
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+BAD_ID = b'{"jsonrpc": "2.0", "id": true, "method": "ping", "params": {}}'
+
+
+def post(*headers: tuple[bytes, bytes]) -> Scope:
+    return {**SCOPE, "headers": [(b"content-type", b"application/json"), *headers]}
+
+
+async def received_by_the_sdk(scope: Scope, channel: Channel) -> list[Message]:
+    """What the wrapped app reads through ``RefuseInvalidIds``, and when it was called."""
+    seen: list[Message] = []
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        seen.append({"type": "called", "reads": channel.reads})
+        while True:
+            message = await receive()
+            seen.append(message)
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                break
+        await answer(send)
+
+    with anyio.fail_after(WAIT):
+        await RefuseInvalidIds(app, LIMIT)(scope, channel.receive, channel.send)
+    return seen
+
+
+@pytest.mark.parametrize(
+    "bad_id", [True, False, [1], {"n": 1}, None, 1.5, 2.0], ids=lambda v: json.dumps(v)
+)
+async def test_a_body_with_an_invalid_id_reaches_the_sdk_as_no_message(bad_id: object) -> None:
+    text = json.dumps({"jsonrpc": "2.0", "id": bad_id, "method": "ping"}).encode()
+    seen = await received_by_the_sdk(post(), Channel(text[:10], text[10:]))
+    assert seen[1:] == [{"type": "http.request", "body": b"null", "more_body": False}]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}',
+        b'{"jsonrpc": "2.0", "id": "1", "method": "ping"}',
+        b'{"jsonrpc": "2.0", "method": "notifications/initialized"}',
+        b'{"jsonrpc": "2.0", "id": tr',
+        b"[" * 5_000,
+    ],
+    ids=["int id", "str id", "notification", "not json", "deep"],
+)
+async def test_other_bodies_reach_the_sdk_as_they_came(body: bytes) -> None:
+    seen = await received_by_the_sdk(post(), Channel(body[:7], body[7:]))
+    assert b"".join(m["body"] for m in seen[1:]) == body
+
+
+async def test_a_body_over_the_limit_is_not_held_past_the_limit() -> None:
+    chunk = b" " * 400  # JSON whitespace: the body would be a bad-id request but for its size
+    channel = Channel(BAD_ID[:-1], *[chunk] * 10, b"}")
+    seen = await received_by_the_sdk(post(), channel)
+    assert seen[0] == {"type": "called", "reads": 4}, "read up to the limit, then handed on"
+    assert b"".join(m["body"] for m in seen[1:]) == BAD_ID[:-1] + chunk * 10 + b"}"
+
+
+@pytest.mark.parametrize(
+    "scope",
+    [
+        post((b"content-length", b"%d" % (LIMIT + 1))),
+        post((b"mcp-protocol-version", b"2026-07-28")),
+        {**post(), "method": "GET"},
+    ],
+    ids=["declared too large", "2026-07-28", "not a POST"],
+)
+async def test_what_is_not_screened_is_not_read_first(scope: Scope) -> None:
+    seen = await received_by_the_sdk(scope, Channel(BAD_ID))
+    whole = {"type": "http.request", "body": BAD_ID, "more_body": False}
+    assert seen == [{"type": "called", "reads": 0}, whole]
+
+
+async def test_a_client_that_leaves_mid_upload_is_handed_on() -> None:
+    channel = Channel(BAD_ID[:5], BAD_ID[5:])
+    channel.pending.pop()  # the rest never comes
+    channel.gone.set()
+    seen = await received_by_the_sdk(post(), channel)
+    assert [m["type"] for m in seen] == ["called", "http.request", "http.disconnect"]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"json_response": True}, {"stateless": False}],
+    ids=["sse", "json", "stateful"],
+)
+@pytest.mark.parametrize("version", [LEGACY, None], ids=["2025-11-25", "no version header"])
+def test_over_http_a_request_with_an_invalid_id_is_an_invalid_request(
+    options: dict[str, bool], version: str | None
+) -> None:
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    if version is not None:
+        headers["mcp-protocol-version"] = version
+    notification = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    with (
+        serve_app(http_app(FuzzServer, Container(), **options)) as base,
+        httpx2.Client(timeout=WAIT, headers=headers) as http,
+    ):
+        if options.get("stateless") is False:  # inside a session, as its client would send them
+            opened = http.post(f"{base}/mcp", json=INITIALIZE)
+            assert opened.status_code == 200, opened.text
+            http.headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+        for bad_id in (True, [1], {"n": 1}, None, 1.5):
+            body = {"jsonrpc": "2.0", "id": bad_id, "method": "ping", "params": {}}
+            response = http.post(f"{base}/mcp", json=body)
+            assert response.status_code == 400, (bad_id, response.status_code, response.text)
+            assert response.json() == INVALID_REQUEST, bad_id
+        assert http.post(f"{base}/mcp", json=notification).status_code == 202
+        # The SDK's own checks still come first.
+        wrong_host = http.post(f"{base}/mcp", content=BAD_ID, headers={"host": "evil.example"})
+        assert wrong_host.status_code == 421
+        wrong_accept = http.post(f"{base}/mcp", content=BAD_ID, headers={"accept": "text/plain"})
+        assert wrong_accept.status_code == 406

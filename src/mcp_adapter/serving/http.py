@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Collection, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any
@@ -17,6 +18,7 @@ from mcp.server.transport_security import (
     TransportSecuritySettings,
 )
 from mcp.types import INVALID_PARAMS, INVALID_REQUEST
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -24,6 +26,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from container import Container
 from mcp_adapter.sdk import build_sdk_server
 from mcp_adapter.serving.auth import BearerAuth
+from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id
 from mcp_adapter.serving.servable import Servable, catalog_of
 from mcp_adapter.serving.toolsets import TOOLSET_PATH_PARAM, ToolsetGate, ToolsetRouter
 
@@ -211,6 +214,73 @@ def _with_length(headers: Iterable[tuple[bytes, bytes]], length: int) -> list[tu
     return [*kept, (b"content-length", str(length).encode())]
 
 
+_PROTOCOL_VERSION_HEADER = b"mcp-protocol-version"
+
+
+class RefuseInvalidIds:
+    """ASGI wrapper: a 2025-11-25 request whose ``id`` is no valid id is refused, not dropped.
+
+    The SDK's 2025-11-25 path reads ``{"id": true, "method": ...}`` (or an ``id``
+    that is a list, an object, ``null``, a fraction) as a notification and
+    answers ``202`` with no body (see :mod:`mcp_adapter.serving.ids`). This
+    wrapper reads the body of such a POST first, and when it is a JSON object
+    with an invalid ``id`` hands the SDK ``null`` in its place: the SDK then
+    refuses it, after its own checks (``Host``, ``Accept``, ``Content-Type``),
+    as JSON that is no JSON-RPC message, which :class:`CleanInvalidRequests`
+    answers ``400`` with ``-32600 Invalid Request`` and ``id: null``. Other
+    bodies reach the SDK as they came.
+
+    Nothing larger than ``max_body_size`` is held: a body that declares more,
+    or streams past it, goes on to the SDK as it arrives (which refuses it with
+    ``413``). The 2026-07-28 path (a ``Mcp-Protocol-Version`` header the
+    handshake does not know) and other methods pass untouched: that path
+    answers invalid ids itself.
+    """
+
+    def __init__(self, app: ASGIApp, max_body_size: int) -> None:
+        self.app = app
+        self.max_body_size = max_body_size
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not self._screened(scope):
+            await self.app(scope, receive, send)
+            return
+        held: deque[Message] = deque()
+        size = 0
+        while True:
+            message = await receive()
+            held.append(message)
+            if message["type"] != "http.request":  # a disconnect: the SDK finds out itself
+                break
+            size += len(message.get("body", b""))
+            if size > self.max_body_size:  # too large to hold: the SDK refuses it as it streams
+                break
+            if not message.get("more_body", False):
+                body = b"".join(bytes(m.get("body", b"")) for m in held)
+                whole = NO_MESSAGE.encode() if has_invalid_id(body) else body
+                held = deque([{"type": "http.request", "body": whole, "more_body": False}])
+                break
+
+        async def replay() -> Message:
+            return held.popleft() if held else await receive()
+
+        await self.app(scope, replay, send)
+
+    def _screened(self, scope: Scope) -> bool:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            return False
+        version: bytes | None = None
+        for key, value in scope.get("headers") or ():
+            name = bytes(key).lower()
+            if name == b"content-length":
+                length = bytes(value)
+                if not length.isdigit() or int(length) > self.max_body_size:
+                    return False
+            elif name == _PROTOCOL_VERSION_HEADER and version is None:  # the first, as the SDK
+                version = bytes(value)
+        return version is None or version.decode("latin-1") in HANDSHAKE_PROTOCOL_VERSIONS
+
+
 def http_app(
     servable: Servable,
     container: Container,
@@ -283,7 +353,9 @@ def http_app(
         security_settings=transport_security(host, allowed_hosts, allowed_origins),
         max_request_body_size=max_request_body_size,
     )
-    endpoint: ASGIApp = CleanInvalidRequests(StreamableHTTPASGIApp(manager))
+    endpoint: ASGIApp = CleanInvalidRequests(
+        RefuseInvalidIds(StreamableHTTPASGIApp(manager), max_request_body_size)
+    )
     if json_response:
         endpoint = CancelOnDisconnect(endpoint)
     endpoint = ToolsetGate(endpoint, catalog.toolsets)
