@@ -153,6 +153,9 @@ class _ClosedCache(dict[Any, Any]):
     def get(self, key: Any, default: Any = None) -> Any:
         raise ScopeError(CLOSED_MESSAGE)
 
+    def __getitem__(self, key: Any) -> Any:
+        raise ScopeError(CLOSED_MESSAGE)
+
     def __setitem__(self, key: Any, value: Any) -> None:
         raise ScopeError(CLOSED_MESSAGE)
 
@@ -199,8 +202,9 @@ class Scope:
     def get(self, key: Any) -> Any: ...
     def get(self, key: Any) -> Any:
         """Resolve ``key`` synchronously in this scope."""
-        build = self._builders.get(key)
-        if build is None:
+        try:
+            build = self._builders[key]
+        except KeyError:
             build = self._container.builder(key)
         return build(self)
 
