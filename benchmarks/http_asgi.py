@@ -17,6 +17,7 @@ HOST = "127.0.0.1"
 PORT = 8000
 
 Asgi = Callable[..., Awaitable[None]]
+DISCONNECT: Mapping[str, Any] = {"type": "http.disconnect"}
 Call = Callable[[], Awaitable[tuple[int, bytes]]]
 
 
@@ -54,14 +55,17 @@ def caller(app: Asgi, path: str, headers: Sequence[tuple[str, str]], body: bytes
         sent = False
         status = 0
         chunks: list[bytes] = []
+        answered = asyncio.Event()
 
         async def receive() -> Mapping[str, Any]:
+            # As uvicorn: the body once, then ``http.disconnect`` when the response is
+            # complete (a keep-alive connection's request cycle is over).
             nonlocal sent
             if not sent:
                 sent = True
                 return request
-            await asyncio.Event().wait()  # nothing more: wait to be cancelled
-            raise AssertionError("unreachable")
+            await answered.wait()
+            return DISCONNECT
 
         async def send(message: Mapping[str, Any]) -> None:
             nonlocal status
@@ -69,6 +73,8 @@ def caller(app: Asgi, path: str, headers: Sequence[tuple[str, str]], body: bytes
                 status = message["status"]
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
+                if not message.get("more_body", False):
+                    answered.set()
 
         await app(dict(template, state={}), receive, send)
         return status, b"".join(chunks)

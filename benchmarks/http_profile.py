@@ -12,6 +12,11 @@ and prints own time per request by package, then the top functions (the
 layout of :mod:`benchmarks.profile`). Profiling inflates Python-level calls:
 compare groups and rows, not totals, with the suite's figures.
 
+``--layers`` does not profile: it times (wall clock, no profiler, interleaved
+rounds, medians) the same request sent to each ASGI layer of the app's MCP
+route, from the Starlette app down to the SDK's ``StreamableHTTPASGIApp``, so
+the difference between two neighbours is what one wrapper costs per request.
+
     uv run --group bench python -m benchmarks.http_profile --apps mcpserver adapter
     uv run --group bench python -m benchmarks.http_profile --served --seconds 5
 """
@@ -23,6 +28,7 @@ import asyncio
 import cProfile
 import pstats
 import socket
+import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -35,6 +41,7 @@ APPS: dict[str, Callable[[], Any]] = {
     "mcpserver": http_serve.mcpserver_app,
     "adapter": http_serve.adapter_app,
     "adapter-lookup": http_serve.adapter_lookup_app,
+    "adapter-lean": http_serve.adapter_lean_app,
 }
 
 
@@ -108,6 +115,49 @@ async def profile_served(app: Any, seconds: float, connections: int) -> tuple[ps
     return pstats.Stats(profiler), requests
 
 
+def layers(app: Any) -> list[tuple[str, Any]]:
+    """``(name, ASGI callable)`` from the Starlette app down the MCP route's wrappers."""
+    found: list[tuple[str, Any]] = [("Starlette app", app)]
+    route = next(r for r in app.routes if getattr(r, "path", None) == http_suite.PATH)
+    layer: Any = route.app
+    while layer is not None:
+        found.append((type(layer).__name__, layer))
+        layer = getattr(layer, "app", None)
+        if not callable(layer) or hasattr(layer, "handle_request"):  # the SDK's manager
+            break
+    return found
+
+
+async def time_layers(app: Any, calls: int, rounds: int) -> list[tuple[str, float]]:
+    close = await http_asgi.running(app)
+    try:
+        found = layers(app)
+        callers = [
+            http_asgi.caller(layer, http_suite.PATH, http_suite.HEADERS, http_suite.BODY)
+            for _, layer in found
+        ]
+        for call in callers:
+            status, body = await call()
+            if status != 200 or http_suite.EXPECT.encode() not in body:
+                raise AssertionError(f"a layer answered {status}: {body[:200]!r}")
+            for _ in range(200):
+                await call()
+        samples: list[list[float]] = [[] for _ in callers]
+        order = list(range(len(callers)))
+        for number in range(rounds):
+            order.reverse() if number % 2 else order.sort()
+            for index in order:
+                call = callers[index]
+                started = time.perf_counter()
+                for _ in range(calls):
+                    await call()
+                samples[index].append((time.perf_counter() - started) / calls * 1e6)
+    finally:
+        await close()
+    medians = [statistics.median(times) for times in samples]
+    return [(name, median) for (name, _), median in zip(found, medians, strict=True)]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.http_profile", description=__doc__)
     parser.add_argument("--apps", nargs="*", default=list(APPS), help=", ".join(APPS))
@@ -116,11 +166,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=5.0, help="profiled window (--served)")
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--layers", action="store_true", help="time each ASGI layer, no profile")
+    parser.add_argument("--rounds", type=int, default=15, help="interleaved rounds (--layers)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     http_suite.quiet_sdk_logs()
     for name in args.apps:
         app = APPS[name]()
-        if args.served:
+        if args.layers:
+            timed = asyncio.run(time_layers(app, max(args.calls // args.rounds, 50), args.rounds))
+            print(f"\n## {name}: µs per request sent to each layer (median of {args.rounds})\n")
+            for (layer, micros), inner in zip(timed, [*timed[1:], None], strict=True):
+                own = f"{micros - inner[1]:+8.1f}" if inner is not None else ""
+                print(f"  {layer:<28} {micros:8.1f}  {own}")
+        elif args.served:
             stats, requests = asyncio.run(profile_served(app, args.seconds, args.connections))
             report(f"{name}, tools/call under uvicorn", stats, max(requests, 1), args.top)
         else:
