@@ -79,3 +79,28 @@ def app_with_schema_lookup() -> Starlette:
 
     sdk_server.get_tool_input_schema = lookup
     return served
+
+
+def without_layer(served: Starlette, layer: str) -> bool:
+    """Unlink the ASGI wrapper of type ``layer`` from the MCP route's chain; False if absent."""
+    for route in served.routes:
+        outer: Any = route
+        inner: Any = getattr(route, "app", None)
+        while inner is not None and hasattr(inner, "app"):
+            if type(inner).__name__ == layer:
+                outer.app = inner.app
+                return True
+            outer, inner = inner, inner.app
+    return False
+
+
+def app_lean() -> Starlette:
+    """:func:`app_with_schema_lookup` without the ``CancelOnDisconnect`` wrapper.
+
+    A diagnostic of what the two costs found in the HTTP path add up to (see
+    docs/performance-http.md): a client that disconnects mid-call is then no longer
+    cancelled in JSON-response mode, so this is not a configuration to serve.
+    """
+    served = app_with_schema_lookup()
+    without_layer(served, "CancelOnDisconnect")
+    return served

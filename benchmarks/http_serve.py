@@ -9,8 +9,10 @@ gets the same server loop, HTTP parser and logging.
 Kinds: ``mcpserver`` (the SDK's ``MCPServer`` with ``Resolve``), ``fastmcp``
 (FastMCP with ``Depends``; run with the python of its own venv), and this
 adapter's app built in-process (``adapter``; ``adapter-lookup`` also sets the
-SDK's ``get_tool_input_schema`` hook). This module imports only the standard
-library and uvicorn at the top, so it runs in the FastMCP venv too.
+SDK's ``get_tool_input_schema`` hook; ``adapter-lean`` also drops the
+``CancelOnDisconnect`` wrapper: diagnostics, see :mod:`benchmarks.http_adapter`).
+This module imports only the standard library and uvicorn at the top, so it runs
+in the FastMCP venv too.
 """
 
 from __future__ import annotations
@@ -53,11 +55,18 @@ def adapter_lookup_app() -> Any:
     return app_with_schema_lookup()
 
 
+def adapter_lean_app() -> Any:
+    from benchmarks.http_adapter import app_lean
+
+    return app_lean()
+
+
 FACTORIES = {
     "mcpserver": "mcpserver_app",
     "fastmcp": "fastmcp_app",
     "adapter": "adapter_app",
     "adapter-lookup": "adapter_lookup_app",
+    "adapter-lean": "adapter_lean_app",
 }
 
 

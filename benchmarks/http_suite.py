@@ -253,6 +253,15 @@ def contenders(quick: bool, fastmcp: bool) -> list[Contender]:
             note="diagnostic: the hook set from the catalog (not in src/)",
         )
     )
+    one.append(
+        Contender(
+            "ours-lean",
+            "this adapter, `http_app` + hook, without `CancelOnDisconnect`",
+            1,
+            _launcher("adapter-lean", 1),
+            note="diagnostic: both costs found in the HTTP path removed (not in src/)",
+        )
+    )
     two = [
         Contender(
             "mcpserver",
@@ -805,6 +814,12 @@ def _apps() -> list[tuple[str, str, Callable[[], Any], bool]]:
             http_serve.adapter_lookup_app,
             False,
         ),
+        (
+            "this adapter, `http_app` + hook, without `CancelOnDisconnect`",
+            "ours-lean",
+            http_serve.adapter_lean_app,
+            False,
+        ),
     ]
 
 
@@ -1024,6 +1039,7 @@ SUITE = Suite(
     ratio_titles={
         SCENARIO[1]: "x MCPServer (time/req)",
         SCENARIO[2]: "x MCPServer (time/req)",
+        ASGI: "x MCPServer",
     },
     columns={
         SCENARIO[1]: HTTP_COLUMNS,
