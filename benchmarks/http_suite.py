@@ -1023,11 +1023,11 @@ def _calls(row: Row) -> str:
 
 SUITE = Suite(
     name="http",
-    title="Over HTTP on 127.0.0.1: stateless streamable HTTP, tools/call",
+    title="HTTP on 127.0.0.1: tools/call, stateless",
     scenarios={
-        SCENARIO[1]: "1 worker: req/s and latency (a second process generates the load)",
-        SCENARIO[2]: "2 workers (2 cores, shared with the load generator)",
-        ASGI: "The Starlette app alone, in process (ASGI callable awaited, no socket)",
+        SCENARIO[1]: "1 worker (load from a second process)",
+        SCENARIO[2]: "2 workers (2 cores, shared with the load)",
+        ASGI: "the ASGI app alone, in process",
     },
     cases=cases,
     verify=verify,
