@@ -2,14 +2,32 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcp.server import Server as SdkServer
+from mcp.shared.inbound import X_MCP_HEADER_KEY
 
 from container import Container
 from mcp_adapter.catalog import Catalog, CompiledPrompt, CompiledResource
 from mcp_adapter.dispatcher import Dispatcher
 from mcp_adapter.request import Transport
+
+
+def header_schemas(catalog: Catalog) -> Callable[[str], Mapping[str, Any] | None]:
+    """The input schemas the 2026-07-28 HTTP transport must check ``Mcp-Param-*`` headers
+    against, looked up without running ``tools/list`` on every call.
+
+    Only schemas that declare ``x-mcp-header`` positions are returned: for the
+    others there is nothing a header could contradict, and the SDK skips the check.
+    """
+    declaring = {
+        name: tool.modern.input_schema
+        for name, tool in catalog.tools.items()
+        if X_MCP_HEADER_KEY in json.dumps(tool.modern.input_schema)
+    }
+    return declaring.get
 
 
 def build_sdk_server(
@@ -40,6 +58,7 @@ def build_sdk_server(
         handlers["on_completion"] = dispatcher.complete
     server: SdkServer[Any] = SdkServer(
         catalog.name,
+        get_tool_input_schema=header_schemas(catalog),
         version=catalog.version,
         title=catalog.title,
         description=catalog.description,
