@@ -17,6 +17,7 @@ import httpx2
 import pytest
 from hypothesis import Phase, given, settings
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+from mcp.types import PROTOCOL_VERSION_META_KEY
 
 from container import Container
 from mcp_adapter.serving import http_app
@@ -210,6 +211,18 @@ def test_http_sse_answers_hostile_requests(http_sse: str, era: str) -> None:
 
     exchange()
     _http_alive(http_sse, era)
+
+
+@pytest.mark.parametrize("version", [" ", " 7", f"{MODERN} ", "a b"])
+def test_http_a_version_no_header_can_carry_is_answered(http: str, version: str) -> None:
+    """The fuzzer's wrong versions include edge spaces, which httpx refuses to put in a header."""
+    meta = envelope({PROTOCOL_VERSION_META_KEY: version})
+    params = {"name": "echo", "arguments": {"text": "v"}, "_meta": meta}
+    text = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+    sent = Sent(text, 1, "bad version")
+    answer = decoded(_post(http, sent, MODERN))
+    assert answer is not None
+    check_answer(sent, answer, "http 2026-07-28")
 
 
 def test_http_2026_07_28_rejects_bodies_that_are_not_requests_safely(http: str) -> None:
