@@ -217,6 +217,28 @@ def test_assert_schema_separation_passes_on_a_sound_server() -> None:
     assert report.invalid > 0
 
 
+class NotesInput(Schema):
+    notes: dict[str, float]
+
+
+class NotesTool(Tool[NotesInput]):
+    name = "notes"
+
+    async def handle(self, payload: NotesInput) -> McpResponse:
+        return McpResponse.text("noted")
+
+
+class NotesServer(Server):
+    tools = (NotesTool,)
+
+
+def test_a_rejection_naming_the_key_it_rejects_is_no_echo() -> None:
+    """A wrong value for a dict field is rejected at ``notes.<key>``: the key is a path."""
+    report = assert_schema_separation(NotesServer, Container(), max_examples=60)
+    assert report.problems == []
+    assert report.invalid > 0
+
+
 def test_assert_schema_separation_covers_extension_tools() -> None:
     platform = Platform([ShopExtension()])
     report = assert_schema_separation(platform, shop_container(), max_examples=10)

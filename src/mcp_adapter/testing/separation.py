@@ -214,7 +214,9 @@ def _invalid_variants(
             st.sampled_from(required).map(lambda k: {n: v for n, v in payload.items() if n != k})
         )
     if keys:
-        wrong = st.sampled_from([{marker: [marker]}, [marker, {"x": marker}], marker, 1.5, True])
+        # The marker is a value, never a key: a rejection may name the key it rejects
+        # (``notes.x: Input should be a valid number``), which is a path, not an echo.
+        wrong = st.sampled_from([{"x": [marker]}, [marker, {"x": marker}], marker, 1.5, True])
         options.append(
             st.tuples(st.sampled_from(keys), wrong).map(lambda kv: {**payload, kv[0]: kv[1]})
         )
