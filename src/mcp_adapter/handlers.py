@@ -66,9 +66,6 @@ class HandlerPlan:
     def __post_init__(self) -> None:
         object.__setattr__(self, "needs_request", bool(self.requests or self.http_requests))
 
-    def describe(self) -> str:
-        return ", ".join(f"{slot.name}: {slot.source.value}" for slot in self.slots)
-
     async def invoke(
         self,
         instance: Any,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
@@ -234,9 +234,3 @@ def _json_schema(schema: type[Any]) -> dict[str, Any]:
 
 def _dict(meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return None if meta is None else dict(meta)
-
-
-def flatten(value: McpResponse | Sequence[McpResponse]) -> tuple[McpResponse, ...]:
-    if isinstance(value, McpResponse):
-        return (value,)
-    return tuple(value)
