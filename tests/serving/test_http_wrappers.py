@@ -13,6 +13,7 @@ from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
 from container import Container
+from mcp_adapter.serving import http as http_module
 from mcp_adapter.serving import http_app
 from mcp_adapter.serving.http import CancelOnDisconnect, CleanInvalidRequests, RefuseInvalidIds
 from tests.reliability.fuzz import LEGACY, MODERN, envelope
@@ -66,11 +67,20 @@ async def read_body(receive: Receive) -> bytes:
             return body
 
 
+@pytest.fixture(params=["asyncio task", "task group"])
+def watcher(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both ways CancelOnDisconnect watches: a plain asyncio task, or (under trio) a task group."""
+    if request.param == "task group":
+        monkeypatch.setattr(http_module, "_asyncio_loop", lambda: None)
+    return str(request.param)
+
+
 async def answer(send: Send, body: bytes = b"{}") -> None:
     await send({"type": "http.response.start", "status": 200, "headers": []})
     await send({"type": "http.response.body", "body": body})
 
 
+@pytest.mark.usefixtures("watcher")
 async def test_a_disconnect_after_the_body_cancels_the_request() -> None:
     channel = Channel(b'{"a":', b"1}")
     seen: list[object] = []
@@ -92,6 +102,7 @@ async def test_a_disconnect_after_the_body_cancels_the_request() -> None:
     assert channel.sent == []
 
 
+@pytest.mark.usefixtures("watcher")
 async def test_the_apps_own_receive_sees_the_disconnect() -> None:
     channel = Channel(b"{}")
     seen: list[str] = []
@@ -112,6 +123,7 @@ async def test_the_apps_own_receive_sees_the_disconnect() -> None:
     assert seen == ["read", "http.disconnect"]
 
 
+@pytest.mark.usefixtures("watcher")
 async def test_work_after_a_complete_answer_is_not_cancelled() -> None:
     """The SDK answers a notification 202 first and delivers it afterwards."""
     channel = Channel(b"{}")
@@ -130,6 +142,7 @@ async def test_work_after_a_complete_answer_is_not_cancelled() -> None:
     assert [m["type"] for m in channel.sent] == ["http.response.start", "http.response.body"]
 
 
+@pytest.mark.usefixtures("watcher")
 async def test_an_app_that_never_reads_the_body_is_left_alone() -> None:
     channel = Channel(b"{}")
 
@@ -142,6 +155,7 @@ async def test_an_app_that_never_reads_the_body_is_left_alone() -> None:
     assert channel.sent[-1]["body"] == b"refused"
 
 
+@pytest.mark.usefixtures("watcher")
 async def test_an_apps_exception_propagates_as_itself() -> None:
     channel = Channel(b"{}")
 
