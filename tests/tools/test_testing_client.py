@@ -6,10 +6,12 @@ import json
 from typing import Any
 
 import pytest
+from mcp import types
 
 from container import Container
 from mcp_adapter import McpResponse, Server, Tool, compile_server
 from mcp_adapter.testing import McpResult, McpTestClient
+from mcp_adapter.testing.client import MODERN
 from schemas import Schema
 
 pytestmark = pytest.mark.anyio
@@ -181,3 +183,55 @@ async def test_a_compiled_catalog_is_accepted() -> None:
     client = McpTestClient(container, catalog)
     assert client.catalog is catalog
     (await client.tool("echo", {"message": "x"})).assertOk()
+
+
+def _list_tools(era: str, request_id: str) -> str:
+    """A ``tools/list`` request as text, with the era's envelope and ``request_id`` as its id."""
+    params: dict[str, Any] = {}
+    if era == MODERN:
+        params["_meta"] = {
+            types.PROTOCOL_VERSION_META_KEY: MODERN,
+            types.CLIENT_INFO_META_KEY: {"name": "raw", "version": "1"},
+            types.CLIENT_CAPABILITIES_META_KEY: {},
+        }
+    body = {"jsonrpc": "2.0", "id": "@", "method": "tools/list", "params": params}
+    return json.dumps(body).replace('"@"', request_id)
+
+
+@pytest.mark.parametrize(
+    "request_id",
+    ["1.5", "1.0", "1e3", "true", "false", "null", "{}", '{"id": 1}', "[]", "[1]"],
+    ids=[
+        "fraction",
+        "integral-float",
+        "exponent",
+        "true",
+        "false",
+        "null",
+        "empty-object",
+        "object",
+        "empty-list",
+        "list",
+    ],
+)
+async def test_a_request_with_an_id_of_the_wrong_type_is_an_invalid_request(
+    era: str, request_id: str
+) -> None:
+    """Answered ``-32600`` with ``id: null`` as over stdio and HTTP; no notification."""
+    client = McpTestClient(Container(), EchoServer, protocol=era)  # type: ignore[arg-type]
+    result = await client.send(_list_tools(era, request_id))
+    assert result.message == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": types.INVALID_REQUEST, "message": "Invalid Request"},
+    }
+    assert result.notifications == ()
+
+
+@pytest.mark.parametrize("request_id", ['"abc"', '""', "7", "0", "-3"])
+async def test_a_request_with_a_string_or_integer_id_is_served(era: str, request_id: str) -> None:
+    client = McpTestClient(Container(), EchoServer, protocol=era)  # type: ignore[arg-type]
+    result = (await client.send(_list_tools(era, request_id))).assertOk()
+    assert result.message["id"] == json.loads(request_id)
+    assert result.result is not None
+    assert [tool["name"] for tool in result.result["tools"]] == ["echo"]

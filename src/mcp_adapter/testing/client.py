@@ -24,6 +24,7 @@ from mcp_adapter.catalog import Catalog
 from mcp_adapter.compiler import compile_server
 from mcp_adapter.components import Server
 from mcp_adapter.sdk import build_sdk_server
+from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id
 from mcp_adapter.testing.result import McpResult
 
 Protocol = Literal["2026-07-28", "2025-11-25"]
@@ -116,7 +117,10 @@ class McpTestClient:
         HTTP transport answers it (the memory streams carry decoded messages
         only): invalid JSON gets ``-32700`` (parse error), anything else that is
         not a request object gets ``-32600`` (invalid request), both with
-        ``id: null``. A notification has no response: it raises ``ValueError``.
+        ``id: null``. So does a request whose ``id`` is no string or integer
+        (``1.5``, ``true``, ``null``, ``[1]``, an object), as over stdio and
+        HTTP (see :mod:`mcp_adapter.serving.ids`). A notification has no
+        response: it raises ``ValueError``.
         """
         rejected = _rejection(text)
         if rejected is not None:
@@ -202,6 +206,8 @@ class McpTestClient:
 
 def _rejection(text: str) -> dict[str, Any] | None:
     """The JSON-RPC error for text that is not a single request; ``None`` for a request."""
+    if has_invalid_id(text):  # no notification: refused as no message, as the transports do
+        text = NO_MESSAGE
     try:
         value = from_json(text)  # the parser the SDK's transports use, with its limits
     except ValueError:
