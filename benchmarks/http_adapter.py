@@ -60,27 +60,6 @@ def app() -> Starlette:
     return http_app(AddServer, build_container(), json_response=True)
 
 
-def app_with_schema_lookup() -> Starlette:
-    """:func:`app` plus the SDK's ``get_tool_input_schema`` hook, set from the catalog.
-
-    Without the hook the SDK's 2026-07-28 HTTP entry finds a ``tools/call``'s input
-    schema (to check ``Mcp-Param-*`` headers) by running the server's whole
-    ``tools/list`` handler for every call that has arguments; ``MCPServer`` and
-    FastMCP set the hook. This variant measures what setting it would buy; it
-    touches nothing in ``src/``.
-    """
-    served = app()
-    catalog = served.state.mcp_catalog
-    sdk_server: Any = served.state.mcp_session_manager.app
-
-    def lookup(name: str) -> dict[str, Any] | None:
-        tool = catalog.tools.get(name)
-        return None if tool is None else tool.modern.input_schema
-
-    sdk_server.get_tool_input_schema = lookup
-    return served
-
-
 def without_layer(served: Starlette, layer: str) -> bool:
     """Unlink the ASGI wrapper of type ``layer`` from the MCP route's chain; False if absent."""
     for route in served.routes:
@@ -95,12 +74,12 @@ def without_layer(served: Starlette, layer: str) -> bool:
 
 
 def app_lean() -> Starlette:
-    """:func:`app_with_schema_lookup` without the ``CancelOnDisconnect`` wrapper.
+    """:func:`app` without the ``CancelOnDisconnect`` wrapper.
 
-    A diagnostic of what the two costs found in the HTTP path add up to (see
-    docs/performance-http.md): a client that disconnects mid-call is then no longer
-    cancelled in JSON-response mode, so this is not a configuration to serve.
+    A diagnostic of what that wrapper costs (see docs/performance-http.md): a
+    client that disconnects mid-call is then no longer cancelled in
+    JSON-response mode, so this is not a configuration to serve.
     """
-    served = app_with_schema_lookup()
+    served = app()
     without_layer(served, "CancelOnDisconnect")
     return served

@@ -40,7 +40,6 @@ from benchmarks.profile import report
 APPS: dict[str, Callable[[], Any]] = {
     "mcpserver": http_serve.mcpserver_app,
     "adapter": http_serve.adapter_app,
-    "adapter-lookup": http_serve.adapter_lookup_app,
     "adapter-lean": http_serve.adapter_lean_app,
 }
 

@@ -8,9 +8,8 @@ gets the same server loop, HTTP parser and logging.
 
 Kinds: ``mcpserver`` (the SDK's ``MCPServer`` with ``Resolve``), ``fastmcp``
 (FastMCP with ``Depends``; run with the python of its own venv), and this
-adapter's app built in-process (``adapter``; ``adapter-lookup`` also sets the
-SDK's ``get_tool_input_schema`` hook; ``adapter-lean`` also drops the
-``CancelOnDisconnect`` wrapper: diagnostics, see :mod:`benchmarks.http_adapter`).
+adapter's app built in-process (``adapter``; ``adapter-lean`` drops the
+``CancelOnDisconnect`` wrapper: a diagnostic, see :mod:`benchmarks.http_adapter`).
 This module imports only the standard library and uvicorn at the top, so it runs
 in the FastMCP venv too.
 """
@@ -49,12 +48,6 @@ def adapter_app() -> Any:
     return app()
 
 
-def adapter_lookup_app() -> Any:
-    from benchmarks.http_adapter import app_with_schema_lookup
-
-    return app_with_schema_lookup()
-
-
 def adapter_lean_app() -> Any:
     from benchmarks.http_adapter import app_lean
 
@@ -65,7 +58,6 @@ FACTORIES = {
     "mcpserver": "mcpserver_app",
     "fastmcp": "fastmcp_app",
     "adapter": "adapter_app",
-    "adapter-lookup": "adapter_lookup_app",
     "adapter-lean": "adapter_lean_app",
 }
 

@@ -215,6 +215,7 @@ def _launcher(
 
 
 NODELAY = "listener made with IPPROTO_TCP, so TCP_NODELAY is on"
+CLI_LISTENER = "the CLI binds its listener with IPPROTO_TCP, so TCP_NODELAY is on"
 
 
 def contenders(quick: bool, fastmcp: bool) -> list[Contender]:
@@ -232,7 +233,7 @@ def contenders(quick: bool, fastmcp: bool) -> list[Contender]:
             "this adapter, `mcp-adapter serve`",
             1,
             _cli(1),
-            note="the CLI binds its own socket (proto 0): Nagle on",
+            note=CLI_LISTENER,
         ),
         Contender(
             "ours-app",
@@ -246,20 +247,11 @@ def contenders(quick: bool, fastmcp: bool) -> list[Contender]:
         return one
     one.append(
         Contender(
-            "ours-lookup",
-            "this adapter, `http_app` + `get_tool_input_schema` hook",
-            1,
-            _launcher("adapter-lookup", 1),
-            note="diagnostic: the hook set from the catalog (not in src/)",
-        )
-    )
-    one.append(
-        Contender(
             "ours-lean",
-            "this adapter, `http_app` + hook, without `CancelOnDisconnect`",
+            "this adapter, `http_app` without `CancelOnDisconnect`",
             1,
             _launcher("adapter-lean", 1),
-            note="diagnostic: both costs found in the HTTP path removed (not in src/)",
+            note="diagnostic: what the disconnect watcher costs (not a configuration to serve)",
         )
     )
     two = [
@@ -276,7 +268,7 @@ def contenders(quick: bool, fastmcp: bool) -> list[Contender]:
             "this adapter, `mcp-adapter serve --workers 2`",
             2,
             _cli(2),
-            note="the CLI binds its own socket (proto 0): Nagle on",
+            note=CLI_LISTENER,
         ),
         Contender(
             "ours-app",
@@ -809,13 +801,7 @@ def _apps() -> list[tuple[str, str, Callable[[], Any], bool]]:
         ("MCPServer + Resolve (anchor)", "mcpserver", http_serve.mcpserver_app, True),
         ("this adapter, `http_app`", "ours-app", http_serve.adapter_app, False),
         (
-            "this adapter, `http_app` + `get_tool_input_schema` hook",
-            "ours-lookup",
-            http_serve.adapter_lookup_app,
-            False,
-        ),
-        (
-            "this adapter, `http_app` + hook, without `CancelOnDisconnect`",
+            "this adapter, `http_app` without `CancelOnDisconnect`",
             "ours-lean",
             http_serve.adapter_lean_app,
             False,
@@ -1063,12 +1049,11 @@ SUITE = Suite(
         "string argument refused), and every answer during the run must be a 200 "
         "containing the structured sum. The apps that run in this environment are also "
         "checked in process: one Ledger per request, the Clock never rebuilt.",
-        "`mcp-adapter serve --http` binds its listening socket itself without "
-        "`IPPROTO_TCP`, so asyncio never sets `TCP_NODELAY` on its connections; "
-        "uvicorn's own `--workers` listener has the same defect (uvicorn issue 3149). "
-        "uvicorn writes a response's head and body separately, so with Nagle on each "
-        "keep-alive response waits for the client's delayed ACK (about 40 ms on Linux). "
-        "Those rows are marked; the other 2-worker rows use a listener made with "
-        "`IPPROTO_TCP` (benchmarks/http_serve.py).",
+        "uvicorn's own `--workers` listener is bound without `IPPROTO_TCP` (uvicorn "
+        "issue 3149), so asyncio never sets `TCP_NODELAY` on its connections; uvicorn "
+        "writes a response's head and body separately, so with Nagle on each keep-alive "
+        "response waits for the client's delayed ACK (about 40 ms on Linux). That row is "
+        "marked; `mcp-adapter serve` binds its listener with `IPPROTO_TCP`, and the other "
+        "2-worker rows use such a listener too (benchmarks/http_serve.py).",
     ),
 )
