@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import dishka
@@ -160,6 +161,72 @@ def _lazy(**factories: Callable[[], Any]) -> Callable[[], Mapping[str, Any]]:
     return lambda: {name: make() for name, make in factories.items()}
 
 
+@dataclass(frozen=True)
+class _Contender:
+    """A container with a sync and an async flavour, entered and resolved the same way."""
+
+    label: str
+    """Row label before the flavour, e.g. ``"dishka"``."""
+    lib: str
+    """Tag prefix: rows are tagged ``<lib>-sync`` / ``<lib>-async``."""
+    flavour: str
+    """What the flavour names: ``"scope"`` or ``"container"``."""
+    make: Callable[[bool], Callable[[], Any]]
+    """The factory of the sync (False) or async (True) container."""
+    enter: str
+    """The method that opens a scope (``__call__`` for calling the container)."""
+    name: str = "scope"
+    """The name the opened scope is bound to in the statement."""
+    aget: str = "get"
+    """The method an async scope resolves with."""
+
+    def row(self, is_async: bool) -> tuple[str, str]:
+        mode = "async" if is_async else "sync"
+        return f"{self.label} ({mode} {self.flavour})", f"{self.lib}-{mode}"
+
+    def get(self, is_async: bool, key: str, name: str) -> str:
+        """The statement that resolves ``key`` from the scope bound to ``name``."""
+        return f"await {name}.{self.aget}({key})" if is_async else f"{name}.get({key})"
+
+    def scoped(self, is_async: bool) -> Case:
+        """Scenario ``scoped``: enter a scope, resolve ``A``, exit."""
+        name, tag = self.row(is_async)
+        opened = "container()" if self.enter == "__call__" else f"container.{self.enter}()"
+        stmt = f"""
+            {"async " if is_async else ""}with {opened} as {self.name}:
+                {self.get(is_async, "A", self.name)}
+            """
+        make = self.make(is_async)
+        setup = _lazy(container=make, A=lambda: A)
+        return Case(SCOPED, name, stmt, setup, is_async=is_async, tag=tag)
+
+    def transient(self, is_async: bool, note: str = "") -> Case:
+        """Scenario ``transient``: resolve ``Token`` from a scope opened at setup."""
+        name, tag = self.row(is_async)
+        opened = _open_async_setup if is_async else _open_sync_setup
+        setup = opened(self.make(is_async), self.enter)  # binds the open scope to `scope`
+        stmt = self.get(is_async, "Token", "scope")
+        return Case(TRANSIENT, name, stmt, setup, is_async=is_async, note=note, tag=tag)
+
+
+OURS = _Contender("this container", "ours", "scope", lambda _is_async: ours, "scope", aget="aget")
+DISHKA = _Contender(
+    "dishka",
+    "dishka",
+    "container",
+    lambda is_async: dishka_async if is_async else dishka_sync,
+    "__call__",
+    name="request",
+)
+WIREUP = _Contender(
+    "wireup",
+    "wireup",
+    "container",
+    lambda is_async: wireup_async if is_async else wireup_sync,
+    "enter_scope",
+)
+
+
 async def _open_async(factory: Callable[[], Any], enter: str) -> Mapping[str, Any]:
     """An async scope entered as ``async with`` does, left open for the timed loop."""
     opened = getattr(factory(), enter)()
@@ -203,69 +270,7 @@ def _scoped_cases() -> list[Case]:
             tag="floor-async",
             note="the floor inside one `async def`: the least an awaited resolve costs",
         ),
-        Case(
-            s,
-            "this container (sync scope)",
-            """
-            with container.scope() as scope:
-                scope.get(A)
-            """,
-            _lazy(container=ours, A=lambda: A),
-            tag="ours-sync",
-        ),
-        Case(
-            s,
-            "this container (async scope)",
-            """
-            async with container.scope() as scope:
-                await scope.aget(A)
-            """,
-            _lazy(container=ours, A=lambda: A),
-            is_async=True,
-            tag="ours-async",
-        ),
-        Case(
-            s,
-            "dishka (sync container)",
-            """
-            with container() as request:
-                request.get(A)
-            """,
-            _lazy(container=dishka_sync, A=lambda: A),
-            tag="dishka-sync",
-        ),
-        Case(
-            s,
-            "dishka (async container)",
-            """
-            async with container() as request:
-                await request.get(A)
-            """,
-            _lazy(container=dishka_async, A=lambda: A),
-            is_async=True,
-            tag="dishka-async",
-        ),
-        Case(
-            s,
-            "wireup (sync container)",
-            """
-            with container.enter_scope() as scope:
-                scope.get(A)
-            """,
-            _lazy(container=wireup_sync, A=lambda: A),
-            tag="wireup-sync",
-        ),
-        Case(
-            s,
-            "wireup (async container)",
-            """
-            async with container.enter_scope() as scope:
-                await scope.get(A)
-            """,
-            _lazy(container=wireup_async, A=lambda: A),
-            is_async=True,
-            tag="wireup-async",
-        ),
+        *(c.scoped(is_async) for c in (OURS, DISHKA, WIREUP) for is_async in (False, True)),
         Case(
             s,
             "dependency-injector",
@@ -297,13 +302,7 @@ def _transient_cases() -> list[Case]:
             tag="floor-async",
             note="`Token()` inside one `async def`",
         ),
-        Case(
-            t,
-            "this container (sync scope)",
-            "scope.get(Token)",
-            _open_sync_setup(ours, "scope"),
-            tag="ours-sync",
-        ),
+        OURS.transient(False),
         Case(
             t,
             "this container (root, no scope)",
@@ -311,45 +310,11 @@ def _transient_cases() -> list[Case]:
             _lazy(container=ours, Token=lambda: Token),
             tag="ours-root",
         ),
-        Case(
-            t,
-            "this container (async scope)",
-            "await scope.aget(Token)",
-            _open_async_setup(ours, "scope"),
-            is_async=True,
-            tag="ours-async",
-        ),
-        Case(
-            t,
-            "dishka (sync container)",
-            "scope.get(Token)",
-            _open_sync_setup(dishka_sync, "__call__"),
-            tag="dishka-sync",
-            note="`cache=False` in Scope.REQUEST",
-        ),
-        Case(
-            t,
-            "dishka (async container)",
-            "await scope.get(Token)",
-            _open_async_setup(dishka_async, "__call__"),
-            is_async=True,
-            tag="dishka-async",
-        ),
-        Case(
-            t,
-            "wireup (sync container)",
-            "scope.get(Token)",
-            _open_sync_setup(wireup_sync, "enter_scope"),
-            tag="wireup-sync",
-        ),
-        Case(
-            t,
-            "wireup (async container)",
-            "await scope.get(Token)",
-            _open_async_setup(wireup_async, "enter_scope"),
-            is_async=True,
-            tag="wireup-async",
-        ),
+        OURS.transient(True),
+        DISHKA.transient(False, note="`cache=False` in Scope.REQUEST"),
+        DISHKA.transient(True),
+        WIREUP.transient(False),
+        WIREUP.transient(True),
         Case(
             t,
             "dependency-injector",
