@@ -25,11 +25,14 @@ class Hooks:
     any: bool = field(init=False)
     """Whether there is a hook at all (decided once: read on every request)."""
     needs_request: bool = field(init=False)
+    sync: bool = field(init=False)
+    """There is a hook, and every hook is a sync method with only sync services."""
 
     def __post_init__(self) -> None:
         plans = [p for p in (self.should_register, self.authorize) if p is not None]
         object.__setattr__(self, "any", bool(plans))
         object.__setattr__(self, "needs_request", any(p.needs_request for p in plans))
+        object.__setattr__(self, "sync", bool(plans) and all(p.sync for p in plans))
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,10 +48,14 @@ class CompiledComponent:
     hooks: Hooks = field(repr=False)
     needs_request: bool = field(init=False, repr=False)
     """Whether the handler or a hook reads the ``McpRequest`` (else none is built)."""
+    sync_hooks: bool = field(init=False, repr=False)
+    """Its hooks, its construction and their services are all sync: a listing runs them,
+    with those of the rest of its page, in one worker-thread call (``Dispatcher._filter``)."""
 
     def __post_init__(self) -> None:
         needs = self.handler.needs_request or self.hooks.needs_request
         object.__setattr__(self, "needs_request", needs)
+        object.__setattr__(self, "sync_hooks", self.hooks.sync and not self.build_is_async)
 
     async def instance(self, scope: Any) -> Any:
         if self.build_is_async:

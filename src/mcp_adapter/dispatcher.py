@@ -7,6 +7,8 @@ import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
+import anyio.from_thread
+import anyio.to_thread
 from mcp import MCPError, types
 from pydantic import ValidationError
 
@@ -137,12 +139,24 @@ class Dispatcher:
         if not any(component.hooks.any for component, _ in page):
             return [entry for _, entry in page]
         request = self.request(ctx)
+        in_thread = [component for component, _ in page if component.sync_hooks]
 
         async def run_hooks() -> list[Entry]:
             listed: list[Entry] = []
             async with self.container.scope() as scope:
+                verdicts = iter(
+                    await anyio.to_thread.run_sync(_visible_all, in_thread, scope, request)
+                    if in_thread
+                    else ()
+                )
                 for component, entry in page:
-                    if all(await self.visible(component, scope, request)):
+                    if not component.hooks.any:
+                        shown = True
+                    elif component.sync_hooks:
+                        shown = next(verdicts)
+                    else:
+                        shown = all(await self.visible(component, scope, request))
+                    if shown:
                         listed.append(entry)
             return listed
 
@@ -407,6 +421,30 @@ class Dispatcher:
             raise MCPError(types.INTERNAL_ERROR, f"Completion failed (incident {incident})")
 
         return await self._guarded("completion", target.name, run, failed)
+
+
+def _visible_all(
+    components: Sequence[CompiledComponent], scope: Any, request: McpRequest | None
+) -> list[bool]:
+    """Whether each component is listed: its ``sync_hooks`` run here, in order.
+
+    Runs in one worker thread for a whole page (``Dispatcher._filter``): each
+    component is built, and its hooks get their services, exactly as
+    ``Dispatcher.visible`` does on the loop; the first hook that raises ends
+    the batch. A cancelled listing stops between components, as it would
+    between thread hops.
+    """
+    verdicts: list[bool] = []
+    for component in components:
+        anyio.from_thread.check_cancelled()
+        hooks = component.hooks
+        instance = component.build(scope)
+        should_register, authorize = hooks.should_register, hooks.authorize
+        verdicts.append(
+            (should_register is None or bool(should_register.call_sync(instance, scope, request)))
+            and (authorize is None or bool(authorize.call_sync(instance, scope, request)))
+        )
+    return verdicts
 
 
 def _missing_elicitation() -> MCPError:

@@ -62,9 +62,12 @@ class HandlerPlan:
     function: Callable[..., Any] | None = None
     """Called directly when set (a plain function handler); else ``instance.<method>``."""
     needs_request: bool = field(init=False)
+    sync: bool = field(init=False)
+    """A sync method whose services are all sync: ``call_sync`` can run it on one thread."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "needs_request", bool(self.requests or self.http_requests))
+        object.__setattr__(self, "sync", not self.is_async and not self.async_services)
 
     async def invoke(
         self,
@@ -85,18 +88,48 @@ class HandlerPlan:
         for name in self.requests:
             kwargs[name] = request
         if self.http_requests:
-            http = request.http_request if request is not None else None
-            if http is None:
-                raise HttpRequestUnavailable(
-                    f"{self.owner}.{self.method} needs the HTTP request, and this call did not "
-                    "come over HTTP; use McpRequest for components shared with stdio"
-                )
+            http = self._http_request(request)
             for name in self.http_requests:
                 kwargs[name] = http
         method = self.function if self.function is not None else getattr(instance, self.method)
         if self.is_async:
             return await method(**kwargs)
         return await anyio.to_thread.run_sync(functools.partial(method, **kwargs))
+
+    def call_sync(
+        self,
+        instance: Any,
+        scope: Any,
+        request: McpRequest | None,
+        payload: Any = None,
+        arguments: dict[str, Any] | None = None,
+    ) -> Any:
+        """Like ``invoke`` for a ``sync`` plan, on the calling thread (meant: a worker thread).
+
+        The arguments are filled in the same order, from the same sources.
+        """
+        kwargs: dict[str, Any] = dict(arguments) if arguments else {}
+        if self.payload is not None:
+            kwargs[self.payload] = payload
+        for name, build in self.services:
+            kwargs[name] = build(scope)
+        for name in self.requests:
+            kwargs[name] = request
+        if self.http_requests:
+            http = self._http_request(request)
+            for name in self.http_requests:
+                kwargs[name] = http
+        method = self.function if self.function is not None else getattr(instance, self.method)
+        return method(**kwargs)
+
+    def _http_request(self, request: McpRequest | None) -> Any:
+        http = request.http_request if request is not None else None
+        if http is None:
+            raise HttpRequestUnavailable(
+                f"{self.owner}.{self.method} needs the HTTP request, and this call did not "
+                "come over HTTP; use McpRequest for components shared with stdio"
+            )
+        return http
 
 
 def _is_subclass(annotation: Any, base: type) -> bool:
