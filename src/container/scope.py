@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import inspect
 import logging
+import types
 import typing
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterator
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
@@ -136,6 +137,28 @@ async def run_exits_async(exits: list[Exit], error: BaseException | None) -> Non
             except BaseException as exc:  # noqa: BLE001 - every finalizer runs
                 unwinding.failed(exc)
     unwinding.finish()
+
+
+@types.coroutine
+def _finished() -> Generator[None, None, None]:
+    return
+    yield  # a generator (never yielding), marked as a coroutine so that `await` takes it
+
+
+def _exhausted() -> Awaitable[None]:
+    gen = _finished()
+    for _ in typing.cast(Iterator[None], gen):  # pragma: no cover - it yields nothing
+        pass
+    return gen
+
+
+_DONE = _exhausted()
+"""An awaitable that is already over: ``await _DONE`` is ``None`` at once, every time.
+
+A generator that has run to its end returns ``None`` to each later
+``yield from`` / ``await`` without suspending (PEP 380), so awaiting it
+allocates nothing: the cheap result of an ``__aexit__`` with nothing to await.
+"""
 
 
 CLOSED_MESSAGE = "this scope is closed; open a new one with container.scope()"
@@ -277,12 +300,14 @@ class Scope:
     async def __aenter__(self) -> Scope:
         return self
 
-    async def __aexit__(
+    def __aexit__(
         self,
         exc_type: type[BaseException] | None,
         exc: BaseException | None,
         tb: TracebackType | None,
-    ) -> None:
+    ) -> Awaitable[None]:
+        # Not a coroutine: the scope closes right here, and only finalizers need awaiting.
         self.cache = self._builders = _CLOSED
         if self.exits:
-            await run_exits_async(self.exits, exc)
+            return run_exits_async(self.exits, exc)
+        return _DONE

@@ -3,7 +3,7 @@ error and cancellation; failures are reported; misuse is a ScopeError."""
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
 from contextlib import contextmanager
 
 import anyio
@@ -189,6 +189,43 @@ async def test_finalizers_run_when_asyncio_cancels_the_task() -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert events == OPENED + CLOSED
+
+
+@pytest.mark.anyio
+async def test_async_exit_without_finalizers_closes_at_once_and_awaits_to_none() -> None:
+    container = Container()
+    container.scoped(First)
+    async with container.scope() as scope:
+        first = await scope.aget(First)
+        assert scope.get(First) is first
+        assert scope.exits == []
+    assert scope.closed
+    again = scope.__aexit__(None, None, None)  # nothing left to run: already over
+    assert scope.closed
+    assert await again is None
+    assert await again is None  # the same finished awaitable, awaited again
+
+
+@pytest.mark.anyio
+async def test_async_exit_passes_the_body_error_to_finalizers_and_reraises_it() -> None:
+    seen: list[BaseException | None] = []
+
+    def first() -> Generator[First, BaseException | None, None]:
+        seen.append((yield First()))  # resumed with the body's error as the value
+
+    container = Container()
+    container.scoped(First, first)
+    scope = container.scope()
+
+    async def request() -> None:
+        async with scope:
+            await scope.aget(First)
+            raise KeyError("body")
+
+    with pytest.raises(KeyError, match="body"):
+        await request()
+    assert scope.closed
+    assert [type(exc) for exc in seen] == [KeyError]
 
 
 def failing_request(container: Container, error: Exception) -> None:
