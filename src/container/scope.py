@@ -198,11 +198,12 @@ class Scope:
     True
     """
 
-    __slots__ = ("_builders", "_container", "cache", "exits")
+    __slots__ = ("_builders", "_container", "_resolvers", "cache", "exits")
 
     def __init__(self, container: Container) -> None:
         self._container = container
         self._builders: dict[Any, Any] = container._sync
+        self._resolvers: dict[Any, Any] = container._resolvers
         self.cache: dict[Any, Any] = {}
         self.exits: list[Exit] = []
 
@@ -237,10 +238,10 @@ class Scope:
     async def aget(self, key: Any) -> Any: ...
     async def aget(self, key: Any) -> Any:
         """Resolve ``key``, awaiting async factories where the graph has them."""
-        if self.cache is _CLOSED:
-            raise ScopeError(CLOSED_MESSAGE)
-        container = self._container
-        is_async, build = container._resolvers.get(key) or container.resolver(key)
+        try:
+            is_async, build = self._resolvers[key]
+        except KeyError:
+            is_async, build = self._container.resolver(key)
         if is_async:
             return await build(self)
         return build(self)
@@ -274,13 +275,13 @@ class Scope:
 
     def close(self, error: BaseException | None = None) -> None:
         """End the scope: run its finalizers (sync ones only) in reverse order."""
-        self.cache = self._builders = _CLOSED
+        self.cache = self._builders = self._resolvers = _CLOSED
         if self.exits:
             run_exits_sync(self.exits, error)
 
     async def aclose(self, error: BaseException | None = None) -> None:
         """End the scope: run its finalizers in reverse order, shielded from cancellation."""
-        self.cache = self._builders = _CLOSED
+        self.cache = self._builders = self._resolvers = _CLOSED
         if self.exits:
             await run_exits_async(self.exits, error)
 
@@ -293,7 +294,7 @@ class Scope:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.cache = self._builders = _CLOSED
+        self.cache = self._builders = self._resolvers = _CLOSED
         if self.exits:
             run_exits_sync(self.exits, exc)
 
@@ -307,7 +308,7 @@ class Scope:
         tb: TracebackType | None,
     ) -> Awaitable[None]:
         # Not a coroutine: the scope closes right here, and only finalizers need awaiting.
-        self.cache = self._builders = _CLOSED
+        self.cache = self._builders = self._resolvers = _CLOSED
         if self.exits:
             return run_exits_async(self.exits, exc)
         return _DONE
