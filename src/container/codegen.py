@@ -103,7 +103,7 @@ class _Emitter:
                 self.fresh_singletons[key] = local
             k = self.bind("K", key)
             builder = self.bind("B", self.builder_of(key, use_async))
-            self.emit(f"{local} = SINGLETONS.get({k}, MISSING)", depth)
+            self.read_singleton(local, k, depth)
             self.emit(f"if {local} is MISSING:", depth)
             self.emit(f"    {local} = {aw}{builder}(ctx)", depth)
             return local
@@ -115,7 +115,7 @@ class _Emitter:
         self.budget -= 1
         if lifetime is Lifetime.SINGLETON:
             k = self.bind("K", key)
-            self.emit(f"{local} = SINGLETONS.get({k}, MISSING)", depth)
+            self.read_singleton(local, k, depth)
             self.emit(f"if {local} is MISSING:", depth)
             create = self.bind("C", self.creator(node))
             self.emit(f"    {local} = {aw}SLOT({k}, {create}, ROOT)", depth)
@@ -139,6 +139,19 @@ class _Emitter:
             return local
         self.construct(node, local, depth)
         return local
+
+    def read_singleton(self, local: str, k: str, depth: int) -> None:
+        """Emit ``local = SINGLETONS[k]``, ``MISSING`` when not created yet.
+
+        A subscript in a ``try`` costs less than ``SINGLETONS.get(k, MISSING)``
+        (a method call) on the path that matters: the singleton exists. The
+        ``KeyError`` is dropped before the singleton is built, so a failing
+        factory's error does not carry it as its context.
+        """
+        self.emit("try:", depth)
+        self.emit(f"    {local} = SINGLETONS[{k}]", depth)
+        self.emit("except KeyError:", depth)
+        self.emit(f"    {local} = MISSING", depth)
 
     def creator(self, node: Node) -> Callable[..., Any]:
         """A separate function that builds ``node`` fresh (used for singletons)."""
