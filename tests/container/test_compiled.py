@@ -85,3 +85,45 @@ def test_transient_root_of_scoped_nodes_in_a_fresh_scope() -> None:
         assert first is not second
         assert first.prev is second.prev
         assert first.root is second.root is scope.get(classes[0])
+
+
+def test_singleton_read_by_a_builder_is_created_once_and_again_after_close() -> None:
+    made: list[object] = []
+
+    class Shared:
+        def __init__(self) -> None:
+            made.append(self)
+
+    class Uses:
+        def __init__(self, shared: Shared) -> None:
+            self.shared = shared
+
+    container = Container()
+    container.singleton(Shared)
+    container.scoped(Uses)
+    with container.scope() as scope:
+        first = scope.get(Uses).shared
+    with container.scope() as scope:
+        assert scope.get(Uses).shared is first
+    container.close()  # forgets the singleton; the same builder creates it again
+    with container.scope() as scope:
+        assert scope.get(Uses).shared is not first
+    assert len(made) == 2
+
+
+def test_failing_singleton_factory_error_carries_no_lookup_error() -> None:
+    class Broken:
+        def __init__(self) -> None:
+            raise ValueError("broken")
+
+    class Uses:
+        def __init__(self, broken: Broken) -> None:
+            self.broken = broken
+
+    container = Container()
+    container.singleton(Broken)
+    container.transient(Uses)
+    for key in (Uses, Broken):
+        with pytest.raises(ValueError, match="broken") as caught:
+            container.get(key)
+        assert caught.value.__context__ is None
