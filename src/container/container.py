@@ -37,6 +37,8 @@ from container.scope import (
 
 T = TypeVar("T")
 
+_new_scope = object.__new__
+
 _KEYWORD_ONLY = 1 << 30
 _CALL_PLAN_LIMIT = 4096
 """Call plans kept before the cache starts over (callables made per call would grow it)."""
@@ -494,7 +496,15 @@ class Container:
 
     def scope(self) -> Scope:
         """A new scope; use it with ``with`` or ``async with``."""
-        return Scope(self)
+        # What Scope(self) does, without calling Scope.__init__ (a call per scope);
+        # keep the two in step (tests/container/test_scopes.py compares them).
+        scope = _new_scope(Scope)
+        scope._container = self
+        scope._builders = self._sync
+        scope._resolvers = self._resolvers
+        scope.cache = {}
+        scope.exits = []
+        return scope
 
     @overload
     def get(self, key: type[T]) -> T: ...

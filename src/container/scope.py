@@ -201,6 +201,7 @@ class Scope:
     __slots__ = ("_builders", "_container", "_resolvers", "cache", "exits")
 
     def __init__(self, container: Container) -> None:
+        # Container.scope() sets the same attributes without calling this.
         self._container = container
         self._builders: dict[Any, Any] = container._sync
         self._resolvers: dict[Any, Any] = container._resolvers

@@ -13,6 +13,7 @@ from container import (
     AsyncResolutionRequired,
     Container,
     FinalizerError,
+    Scope,
     ScopeError,
 )
 
@@ -501,3 +502,18 @@ def test_scopes_are_independent() -> None:
             assert inner.get(First) is not outer.get(First)
         assert not outer.closed
         assert inner.closed
+
+
+def test_container_scope_starts_like_the_scope_constructor() -> None:
+    container = Container()
+    container.scoped(First)
+    made, constructed = container.scope(), Scope(container)
+    for name in Scope.__slots__:
+        assert getattr(made, name) == getattr(constructed, name), name
+        assert type(getattr(made, name)) is type(getattr(constructed, name)), name
+    assert made.cache is not constructed.cache
+    assert made.exits is not constructed.exits
+    assert not made.closed
+    with made as scope:
+        assert scope.get(First) is scope.get(First)
+    assert made.closed
