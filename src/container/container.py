@@ -512,7 +512,11 @@ class Container:
     def get(self, key: Any) -> Any: ...
     def get(self, key: Any) -> Any:
         """Resolve a singleton or transient outside any scope."""
-        return self.builder(key)(self._root)
+        try:
+            build = self._sync[key]
+        except KeyError:
+            build = self.builder(key)
+        return build(self._root)
 
     async def aget(self, key: Any) -> Any:
         return await self.async_builder(key)(self._root)
