@@ -142,9 +142,20 @@ def _replace(
             )
         )
         return
-    entry.spec = dataclasses.replace(replacement, toolset=replacement.toolset or entry.toolset)
+    original = entry.spec
+    entry.spec = dataclasses.replace(
+        replacement,
+        toolset=replacement.toolset or entry.toolset,
+        # a replacement cannot drop the original's visibility hooks, only set its own
+        should_register=_either(replacement.should_register, original.should_register),
+        authorize=_either(replacement.authorize, original.authorize),
+    )
     entry.toolset = entry.spec.toolset
     entry.owner = owner_of(replacement.handler)
+
+
+def _either(own: Any, original: Any) -> Any:
+    return original if own is None else own
 
 
 def _unknown(

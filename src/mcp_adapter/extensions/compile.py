@@ -3,7 +3,10 @@
 The handler's arguments become a pydantic model (``pydantic.create_model``,
 unknown fields rejected, defaults included) whose JSON Schema is the
 ``inputSchema``; the injected parameters are classified by
-``handlers.plan_function``; the return annotation is the output contract.
+``handlers.plan_function``; the return annotation is the output contract. The
+visibility hooks (``should_register``, ``authorize``) are planned by
+``handlers.plan_function`` too: the classification a class tool's
+``shouldRegister``/``authorize`` get.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from mcp_adapter.extensions.returns import output_annotation
 from mcp_adapter.extensions.runner import make_runner
 from mcp_adapter.extensions.signature import arguments_model, split_parameters, type_hints
 from mcp_adapter.extensions.spec import Middleware, ToolSpec
-from mcp_adapter.handlers import plan_function
+from mcp_adapter.handlers import HandlerPlan, plan_function
 from mcp_adapter.naming import valid_name
 from mcp_adapter.results import wrap_schema
 from schemas import Contract, ContractError
@@ -57,6 +60,44 @@ def _is_async(handler: Callable[..., Any]) -> bool:
         return True
     call = inspect.getattr_static(type(handler), "__call__", None)
     return not inspect.isroutine(handler) and inspect.iscoroutinefunction(call)
+
+
+HOOKS = ("should_register", "authorize")
+"""The ``ToolSpec`` fields holding visibility hooks, in the order they are asked."""
+
+
+def _under(where: str, found: Problem) -> Problem:
+    return dataclasses.replace(found, path=(where, *found.path))
+
+
+def compile_hooks(spec: ToolSpec, container: Container, problems: list[Problem]) -> Hooks:
+    """The spec's visibility hooks, planned like a class tool's (``plan_function``).
+
+    A hook's parameters are injected (``McpRequest``, the HTTP ``Request``,
+    services, defaults); one that has no source is a problem whose path starts
+    with the hook and the tool it belongs to.
+    """
+    plans: dict[str, HandlerPlan | None] = dict.fromkeys(HOOKS)
+    for which in HOOKS:
+        hook: Any = getattr(spec, which)
+        if hook is None:
+            continue
+        where = f"{which} of tool {spec.name!r}"
+        if not callable(hook):
+            problems.append(
+                problem(
+                    (where,),
+                    f"the {which} hook {hook!r} of tool {spec.name!r} is not callable",
+                    "pass a function or method returning a bool",
+                )
+            )
+            continue
+        label = str(getattr(hook, "__qualname__", None) or type(hook).__qualname__)
+        plan, found = plan_function(hook, container, label=label)
+        problems.extend(_under(where, each) for each in found)
+        if plan is not None:
+            plans[which] = dataclasses.replace(plan, is_async=_is_async(hook))
+    return Hooks(should_register=plans["should_register"], authorize=plans["authorize"])
 
 
 def description_of(spec: ToolSpec) -> str | None:
@@ -129,6 +170,7 @@ def compile_spec(
     plan, found = plan_function(handler, container, label=label, argument_names=(*names, *reported))
     problems.extend(found)
     output = _output(handler, label, problems)
+    hooks = compile_hooks(spec, container, problems)
     if len(problems) > before or plan is None or model is None:
         return None
     runner, runner_is_async = make_runner(
@@ -160,7 +202,7 @@ def compile_spec(
         build=_no_instance,
         build_is_async=False,
         handler=plan,
-        hooks=Hooks(),
+        hooks=hooks,
         input=input_contract,
         output=output,
         modern=types.Tool(**common, output_schema=modern_output),

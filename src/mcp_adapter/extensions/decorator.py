@@ -27,8 +27,17 @@ class ToolMark:
     toolset: str = ""
     meta: Mapping[str, Any] | None = None
     icons: Sequence[types.Icon] | None = None
+    should_register: Callable[..., Any] | None = None
+    authorize: Callable[..., Any] | None = None
 
-    def spec(self, handler: Callable[..., Any], default_name: str) -> ToolSpec:
+    def spec(
+        self,
+        handler: Callable[..., Any],
+        default_name: str,
+        bind: Callable[[Any], Any] = lambda hook: hook,
+    ) -> ToolSpec:
+        """The spec of ``handler``; ``bind`` turns a hook given as a function of the
+        extension's class into the extension's bound method."""
         return ToolSpec(
             name=self.name or default_name,
             handler=handler,
@@ -38,6 +47,8 @@ class ToolMark:
             toolset=self.toolset,
             meta=self.meta,
             icons=self.icons,
+            should_register=None if self.should_register is None else bind(self.should_register),
+            authorize=None if self.authorize is None else bind(self.authorize),
         )
 
 
@@ -82,6 +93,8 @@ def tool(
     toolset: str = "",
     meta: Mapping[str, Any] | None = None,
     icons: Sequence[types.Icon] | None = None,
+    should_register: Callable[..., Any] | None = None,
+    authorize: Callable[..., Any] | None = None,
 ) -> Callable[[F], F]: ...
 
 
@@ -94,11 +107,20 @@ def tool(
     toolset: str = "",
     meta: Mapping[str, Any] | None = None,
     icons: Sequence[types.Icon] | None = None,
+    should_register: Callable[..., Any] | None = None,
+    authorize: Callable[..., Any] | None = None,
 ) -> Any:
     """Mark a method of an ``McpExtension`` as a tool; ``McpExtension.tools()`` collects it.
 
     The name defaults to the function's name, the description to its docstring.
     The function itself is returned unchanged and stays callable without a server.
+
+    ``should_register`` and ``authorize`` are the tool's visibility hooks
+    (``ToolSpec``'s fields of the same names). A method of the extension is
+    named by writing it above the tool in the class body
+    (``authorize=may_launch``): ``tools()`` gives the spec that method bound to
+    the extension (a subclass's override of it, if any). Any other callable is
+    used as it is.
 
     >>> @tool(title="Add")
     ... def add(a: int, b: int) -> int:
@@ -116,6 +138,8 @@ def tool(
         toolset=toolset,
         meta=meta,
         icons=icons,
+        should_register=should_register,
+        authorize=authorize,
     )
 
     def decorate(function: F) -> F:

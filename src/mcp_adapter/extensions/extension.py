@@ -27,11 +27,23 @@ class McpExtension:
 
     def tools(self) -> list[ToolSpec]:
         marked = self._marked(TOOL_MARK, ToolMark)
-        return [mark.spec(bound, attribute) for attribute, mark, bound in marked]
+        return [mark.spec(bound, attribute, self._bind) for attribute, mark, bound in marked]
 
     def tool_extensions(self) -> list[ToolExtension]:
         marked = self._marked(MIDDLEWARE_MARK, MiddlewareMark)
         return [mark.extension(bound) for _, mark, bound in marked]
+
+    def _bind(self, hook: Any) -> Any:
+        """``hook`` as this extension's bound method when it is a function of its class
+        (looked up by attribute name, so a subclass's override answers); else ``hook``."""
+        if inspect.ismethod(hook):
+            return hook
+        function = hook.__func__ if isinstance(hook, staticmethod | classmethod) else hook
+        for klass in type(self).__mro__:
+            for name, raw in vars(klass).items():
+                if raw is hook or getattr(raw, "__func__", raw) is function:
+                    return getattr(self, name)
+        return hook
 
     def _marked(self, attribute: str, kind: type[Any]) -> Iterator[tuple[str, Any, Any]]:
         cls = type(self)

@@ -11,17 +11,26 @@ injection plan and ``Dispatcher``: the same validation and error results).
   it (the convention of ``MCPServer``'s own tools).
 - On the low-level ``mcp.server.Server`` it registers ``tools/list`` and
   ``tools/call``; handlers already there keep serving their own tools.
+
+Visibility hooks (``ToolSpec.should_register``/``authorize``) are honoured on
+both: a hidden tool is left out of ``tools/list`` and a call to it answers what
+the server answers for a name it does not serve (``MCPServer``: an ``isError``
+result ``Unknown tool: <name>``; the low-level ``Server``: its earlier
+``tools/call`` handler's answer, else ``-32602 Unknown tool: <name>``); a
+forbidden one is left out and refused with ``-32003``.
 """
 
 from __future__ import annotations
 
+import functools
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from mcp import types
+from mcp import MCPError, types
 from mcp.server import Server as SdkServer
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool as SdkTool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 from pydantic import PrivateAttr
@@ -76,10 +85,12 @@ def put_on_server(
         raise CompileError(server.name, [*problems, *exc.problems]) from None
     if problems:
         raise CompileError(server.name, problems)
-    dispatcher = Dispatcher(catalog, container)
+    dispatcher = _Dispatcher(catalog, container)
     if isinstance(server, MCPServer):
         for tool in catalog.tools.values():
             server._tool_manager._tools[tool.name] = _AdapterTool.of(tool, dispatcher)
+        if any(tool.hooks.any for tool in catalog.tools.values()):
+            _filter_listing(server, dispatcher)
     else:
         _install(server, catalog, dispatcher)
         _PUT.setdefault(server, set()).update(catalog.tools)
@@ -90,6 +101,32 @@ def _served_names(server: MCPServer[Any] | SdkServer[Any]) -> set[str]:
     if isinstance(server, MCPServer):
         return {tool.name for tool in server._tool_manager.list_tools()}
     return set(_PUT.get(server, ()))
+
+
+class _Hidden(MCPError):
+    """A call to a tool its hooks hide: the answer to an unknown name (same code and
+    message), told apart so the server it was put on can answer as for a name it
+    does not serve."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(types.INVALID_PARAMS, f"Unknown tool: {name}")
+
+
+class _Dispatcher(Dispatcher):
+    """The host's dispatcher, raising ``_Hidden`` for a tool its hooks hide."""
+
+    async def _gate(
+        self,
+        kind: str,
+        component: Any,
+        scope: Any,
+        request: Any,
+        *,
+        hidden: Callable[[], MCPError] | None = None,
+    ) -> None:
+        if hidden is None:
+            hidden = functools.partial(_Hidden, component.name)
+        await super()._gate(kind, component, scope, request, hidden=hidden)
 
 
 class _AdapterTool(SdkTool):
@@ -126,7 +163,11 @@ class _AdapterTool(SdkTool):
     ) -> types.CallToolResult | types.InputRequiredResult:
         ctx = _request_context(context)
         params = types.CallToolRequestParams(name=self.name, arguments=arguments)
-        result = await self._dispatcher.call_tool(ctx, params)
+        try:
+            result = await self._dispatcher.call_tool(ctx, params)
+        except _Hidden:
+            # what MCPServer's tool manager raises for a name it does not serve
+            raise ToolError(f"Unknown tool: {self.name}") from None
         output = self._compiled.output
         if (
             isinstance(result, types.CallToolResult)
@@ -153,15 +194,48 @@ def _request_context(context: Any) -> Any:
         return None
 
 
+async def _visible(
+    dispatcher: Dispatcher, ctx: Any, listed: list[types.Tool], ours: Callable[[str], bool]
+) -> list[types.Tool]:
+    """``listed`` without the tools of ``dispatcher`` that their hooks hide from this
+    request (``ours(name)``: the entry is one of them); one listing scope, in order."""
+    tools = dispatcher.catalog.tools
+    page = [(tools[entry.name], entry) for entry in listed if ours(entry.name)]
+    if not any(tool.hooks.any for tool, _ in page):
+        return listed
+    shown = {id(entry) for entry in await dispatcher._filter(ctx, page)}
+    return [entry for entry in listed if not ours(entry.name) or id(entry) in shown]
+
+
+def _filter_listing(server: MCPServer[Any], dispatcher: Dispatcher) -> None:
+    """Wrap ``server``'s ``tools/list`` so a put tool its hooks hide is not listed."""
+    lowlevel = server._lowlevel_server
+    previous = lowlevel.get_request_handler("tools/list")
+    if previous is None:  # pragma: no cover - MCPServer always registers one
+        return
+    manager = server._tool_manager
+
+    def ours(name: str) -> bool:
+        entry = manager.get_tool(name)
+        return isinstance(entry, _AdapterTool) and entry._dispatcher is dispatcher
+
+    async def list_tools(
+        ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        result = types.ListToolsResult.model_validate(
+            await previous.handler(ctx, params), from_attributes=True
+        )
+        tools = await _visible(dispatcher, ctx, list(result.tools), ours)
+        return result.model_copy(update={"tools": tools})
+
+    lowlevel.add_request_handler("tools/list", types.PaginatedRequestParams, list_tools)
+
+
 def _install(server: SdkServer[Any], catalog: Catalog, dispatcher: Dispatcher) -> None:
     previous_list = server.get_request_handler("tools/list")
     previous_call = server.get_request_handler("tools/call")
-    if previous_list is None and previous_call is None:
-        paginated = types.PaginatedRequestParams
-        server.add_request_handler("tools/list", paginated, dispatcher.list_tools)
-        server.add_request_handler("tools/call", types.CallToolRequestParams, dispatcher.call_tool)
-        return
     ours = catalog.tools
+    hooked = any(tool.hooks.any for tool in ours.values())
 
     async def list_tools(
         ctx: Any, params: types.PaginatedRequestParams | None
@@ -176,14 +250,27 @@ def _install(server: SdkServer[Any], catalog: Catalog, dispatcher: Dispatcher) -
             return result  # the previous handler's later pages
         modern = is_modern(ctx)
         mine = [tool.modern if modern else tool.legacy for tool in ours.values()]
+        if hooked:
+            mine = await _visible(dispatcher, ctx, mine, ours.__contains__)
         return result.model_copy(update={"tools": [*result.tools, *mine]})
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> Any:
         if params.name in ours:
-            return await dispatcher.call_tool(ctx, params)
+            try:
+                return await dispatcher.call_tool(ctx, params)
+            except _Hidden:
+                pass  # hidden: answered below, as for a name this server does not serve
         if previous_call is not None:
             return await previous_call.handler(ctx, params)
         raise unknown("tool", params.name)
 
-    server.add_request_handler("tools/list", types.PaginatedRequestParams, list_tools)
-    server.add_request_handler("tools/call", types.CallToolRequestParams, call_tool)
+    paginated = types.PaginatedRequestParams
+    alone = previous_list is None and previous_call is None
+    server.add_request_handler(
+        "tools/list", paginated, dispatcher.list_tools if alone else list_tools
+    )
+    server.add_request_handler(
+        "tools/call",
+        types.CallToolRequestParams,
+        dispatcher.call_tool if alone and not hooked else call_tool,
+    )

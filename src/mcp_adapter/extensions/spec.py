@@ -28,6 +28,13 @@ class ToolSpec:
     docstring; ``toolset`` empty means the contributing extension's own
     (its manifest name); ``meta`` is carried to clients, not interpreted.
 
+    ``should_register`` and ``authorize`` are the tool's visibility hooks, as
+    a class tool's ``shouldRegister``/``authorize``: callables (sync or
+    async) returning a bool, whose parameters are injected like a hook's
+    (``McpRequest``, the HTTP ``Request``, services, defaults). False from
+    ``should_register`` makes the tool answer as if it did not exist; false
+    from ``authorize`` hides it from listings and refuses a call with -32003.
+
     >>> def ping() -> str:
     ...     '''Answer pong.'''
     ...     return "pong"
@@ -43,6 +50,8 @@ class ToolSpec:
     toolset: str = ""
     meta: Mapping[str, Any] | None = None
     icons: Sequence[types.Icon] | None = None
+    should_register: Callable[..., Any] | None = None
+    authorize: Callable[..., Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,10 +83,14 @@ class ToolExtension:
     ``middleware`` wraps its handler; ``description``, ``title`` and
     ``annotations`` replace the contributed ones; ``meta`` is merged into its
     meta; ``replace`` swaps the whole tool for another spec with the same name
-    (its toolset, when empty, stays the original's). Two different
-    replacements or amendments of one field are a conflict, and extending a
-    name nobody contributed is an error: both are reported when the server is
-    built.
+    (its toolset, when empty, stays the original's, and so does each
+    visibility hook it does not set). Two different replacements or
+    amendments of one field are a conflict, and extending a name nobody
+    contributed is an error: both are reported when the server is built.
+
+    There is no field for visibility hooks: who may see and call a tool is
+    decided by the extension that contributes it (``ToolSpec.should_register``
+    and ``authorize``), never amended by name.
     """
 
     name: str
