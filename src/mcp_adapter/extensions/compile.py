@@ -20,15 +20,15 @@ from typing import Any
 from mcp import types
 
 from container import Container, Problem
-from container.introspect import EMPTY
+from container.introspect import EMPTY, AnnotationError, parameters
 from mcp_adapter.annotations import to_protocol_annotations
 from mcp_adapter.catalog import CompiledTool, Hooks
 from mcp_adapter.errors import problem
 from mcp_adapter.extensions.returns import output_annotation
-from mcp_adapter.extensions.runner import make_runner
+from mcp_adapter.extensions.runner import Injected, injected_key, make_runner
 from mcp_adapter.extensions.signature import arguments_model, split_parameters, type_hints
 from mcp_adapter.extensions.spec import Middleware, ToolSpec
-from mcp_adapter.handlers import HandlerPlan, plan_function
+from mcp_adapter.handlers import HandlerPlan, fold, injected_names, plan_function
 from mcp_adapter.naming import valid_name
 from mcp_adapter.results import wrap_schema
 from schemas import Contract, ContractError
@@ -100,6 +100,59 @@ def compile_hooks(spec: ToolSpec, container: Container, problems: list[Problem])
     return Hooks(should_register=plans["should_register"], authorize=plans["authorize"])
 
 
+MIDDLEWARE_ARGUMENTS = 2
+"""Middleware's leading parameters the chain passes itself: ``call`` and ``call_next``."""
+
+
+def _plan_middleware(
+    layer: Any, tool: str, container: Container, problems: list[Problem]
+) -> HandlerPlan | None:
+    """The plan of what ``layer`` gets injected after ``(call, call_next)``.
+
+    Classified like a hook's parameters (``plan_function``): ``McpRequest``, the
+    HTTP ``Request``, services, defaults; ``call`` and ``call_next`` are named
+    arguments the chain passes. Problems are reported under the tool's path.
+    """
+    where = f"middleware of tool {tool!r}"
+    label = str(getattr(layer, "__qualname__", None) or type(layer).__qualname__)
+    try:
+        params = parameters(layer)
+    except (AnnotationError, ValueError) as exc:
+        problems.append(problem((where, label), str(exc), "annotate with importable types"))
+        return None
+    passed = params[:MIDDLEWARE_ARGUMENTS]
+    if len(passed) < MIDDLEWARE_ARGUMENTS or any(p.kind not in _POSITIONAL for p in passed):
+        problems.append(
+            problem(
+                (where, label),
+                f"middleware {label} of tool {tool!r} does not take (call, call_next) as its "
+                "first two parameters",
+                "define it as `async def middleware(call, call_next, ...)`; the parameters "
+                "after those two are injected",
+            )
+        )
+        return None
+    before = len(problems)
+    for param in params[MIDDLEWARE_ARGUMENTS:]:
+        if param.kind is inspect.Parameter.POSITIONAL_ONLY:
+            problems.append(
+                problem(
+                    (where, f"{label}({param.name})"),
+                    f"{param.name!r} of middleware {label} is positional-only; injected "
+                    "parameters are passed by name",
+                    "put the '/' right after call_next, or remove it",
+                )
+            )
+    plan, found = plan_function(
+        layer, container, label=label, argument_names=[p.name for p in passed]
+    )
+    problems.extend(_under(where, each) for each in found)
+    return plan if len(problems) == before else None
+
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
 def description_of(spec: ToolSpec) -> str | None:
     """``spec.description``, else the handler's docstring (cleaned), else ``None``."""
     if spec.description:
@@ -153,7 +206,14 @@ def compile_spec(
                 (label,), f"invalid tool name {spec.name!r}", "names match [A-Za-z0-9_.-]{1,128}"
             )
         )
-    for layer in middleware:
+    layers: list[HandlerPlan | None] = []
+    given: Sequence[Any] = middleware  # contributed by other extensions: checked here
+    for layer in given:
+        if not callable(layer):
+            where = (f"middleware of tool {spec.name!r}",)
+            problems.append(problem(where, f"the middleware {layer!r} is not callable"))
+            layers.append(None)
+            continue
         if not _is_async(layer):
             problems.append(
                 problem(
@@ -163,6 +223,7 @@ def compile_spec(
                     "define it as `async def middleware(call, call_next)`",
                 )
             )
+        layers.append(_plan_middleware(layer, spec.name, container, problems))
     reported: list[str] = []
     params = split_parameters(handler, label, container, problems, reported)
     model = arguments_model(f"{spec.name}Arguments", params, label, problems)
@@ -173,6 +234,13 @@ def compile_spec(
     hooks = compile_hooks(spec, container, problems)
     if len(problems) > before or plan is None or model is None:
         return None
+    injected: list[Injected] = []
+    for index, layer_plan in enumerate(layers):
+        if layer_plan is None:  # pragma: no cover - a problem was reported for it
+            return None
+        rename = functools.partial(injected_key, index)
+        plan = fold(plan, layer_plan, rename)
+        injected.append(tuple((rename(name), name) for name in injected_names(layer_plan)))
     runner, runner_is_async = make_runner(
         handler,
         is_async=_is_async(handler),
@@ -180,6 +248,7 @@ def compile_spec(
         argument_names=names,
         middleware=middleware,
         structured=output is not None,
+        injected=injected,
     )
     plan = dataclasses.replace(plan, function=runner, is_async=runner_is_async)
     input_contract = Contract.of(model)

@@ -156,8 +156,11 @@ def tool_middleware(
     annotations: Annotations | None = None,
     meta: Mapping[str, Any] | None = None,
 ) -> Callable[[F], F]:
-    """Mark ``async def m(self, call: ToolCall, call_next: Next)`` as middleware around the
-    tool contributed under ``name``; the other options amend that tool's listing.
+    """Mark ``async def m(self, call: ToolCall, call_next: Next, ...)`` as middleware around
+    the tool contributed under ``name``; the other options amend that tool's listing.
+
+    Parameters after ``call_next`` are injected (services from the call's scope,
+    ``McpRequest``, the HTTP ``Request``), as for a handler.
 
     ``McpExtension.tool_extensions()`` collects it as a ``ToolExtension``.
     """

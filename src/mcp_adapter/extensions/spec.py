@@ -72,8 +72,14 @@ class ToolCall:
 Next = Callable[[ToolCall], Awaitable[Any]]
 """Calls the rest of the chain (and finally the handler); returns the handler's value."""
 
-Middleware = Callable[[ToolCall, Next], Awaitable[Any]]
-"""``async (call, call_next) -> value``: runs around a tool's handler."""
+Middleware = Callable[..., Awaitable[Any]]
+"""``async (call, call_next, ...) -> value``: runs around a tool's handler.
+
+``call`` (a ``ToolCall``) and ``call_next`` (a ``Next``) come first; the
+parameters after them are injected like a handler's (services from the call's
+scope, ``McpRequest``, the HTTP ``Request``, defaults), planned when the server
+is compiled, and never tool arguments.
+"""
 
 
 @dataclass(frozen=True, slots=True)
