@@ -78,19 +78,9 @@ class HandlerPlan:
         arguments: dict[str, Any] | None = None,
     ) -> Any:
         """Fill the arguments from their sources and call the method."""
-        kwargs: dict[str, Any] = dict(arguments) if arguments else {}
-        if self.payload is not None:
-            kwargs[self.payload] = payload
-        for name, build in self.services:
-            kwargs[name] = build(scope)
+        kwargs = self._sync_arguments(scope, request, payload, arguments)
         for name, abuild in self.async_services:
             kwargs[name] = await abuild(scope)
-        for name in self.requests:
-            kwargs[name] = request
-        if self.http_requests:
-            http = self._http_request(request)
-            for name in self.http_requests:
-                kwargs[name] = http
         method = self.function if self.function is not None else getattr(instance, self.method)
         if self.is_async:
             return await method(**kwargs)
@@ -104,10 +94,19 @@ class HandlerPlan:
         payload: Any = None,
         arguments: dict[str, Any] | None = None,
     ) -> Any:
-        """Like ``invoke`` for a ``sync`` plan, on the calling thread (meant: a worker thread).
+        """Like ``invoke`` for a ``sync`` plan, on the calling thread (meant: a worker thread)."""
+        kwargs = self._sync_arguments(scope, request, payload, arguments)
+        method = self.function if self.function is not None else getattr(instance, self.method)
+        return method(**kwargs)
 
-        The arguments are filled in the same order, from the same sources.
-        """
+    def _sync_arguments(
+        self,
+        scope: Any,
+        request: McpRequest | None,
+        payload: Any,
+        arguments: dict[str, Any] | None,
+    ) -> dict[str, Any]:
+        """Every argument but the async services: those ``invoke`` awaits afterwards."""
         kwargs: dict[str, Any] = dict(arguments) if arguments else {}
         if self.payload is not None:
             kwargs[self.payload] = payload
@@ -119,8 +118,7 @@ class HandlerPlan:
             http = self._http_request(request)
             for name in self.http_requests:
                 kwargs[name] = http
-        method = self.function if self.function is not None else getattr(instance, self.method)
-        return method(**kwargs)
+        return kwargs
 
     def _http_request(self, request: McpRequest | None) -> Any:
         http = request.http_request if request is not None else None
