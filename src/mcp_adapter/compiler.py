@@ -75,9 +75,14 @@ def description_of(cls: type, explicit: str | None) -> str | None:
     return inspect.cleandoc(doc) if doc else None
 
 
-def _name_of(cls: type, suffix: str, problems: list[Problem]) -> str:
+def declared_name(cls: type, suffix: str) -> Any:
+    """The name a component class declares (``name`` in its own body), else its default."""
     explicit = cls.__dict__.get("name")
-    name = explicit if explicit is not None else default_name(cls.__name__, suffix)
+    return explicit if explicit is not None else default_name(cls.__name__, suffix)
+
+
+def _name_of(cls: type, suffix: str, problems: list[Problem]) -> str:
+    name = declared_name(cls, suffix)
     if not isinstance(name, str) or not valid_name(name):
         problems.append(
             problem(
@@ -357,15 +362,21 @@ def compile_server(
     container: Container,
     *,
     extra_tools: Sequence[CompiledTool] = (),
+    extend_tool: Callable[[CompiledTool, list[Problem]], CompiledTool | None] | None = None,
 ) -> Catalog:
     """Compile ``server`` against ``container``; raise ``CompileError`` listing every problem.
 
     ``extra_tools`` are tools compiled elsewhere (extensions) served alongside.
+    ``extend_tool``, when given, gets each compiled class tool and returns what
+    is served instead (extensions extending class tools by name), appending
+    what is wrong to the problems.
     """
     problems: list[Problem] = []
     tools: list[CompiledTool] = []
     for cls in _classes(server, "tools", Tool, problems):
         tool = compile_tool(cls, container, problems)
+        if tool is not None and extend_tool is not None:
+            tool = extend_tool(tool, problems)
         if tool is not None:
             tools.append(tool)
     tools.extend(extra_tools)

@@ -436,9 +436,14 @@ def test_a_class_tool_and_an_extension_tool_with_one_name_are_reported() -> None
     assert "duplicate tool name 'ping'" in text
 
 
-def test_extending_a_class_tool_is_reported_with_a_hint() -> None:
-    error = problems(Platform([Extending("x", ToolExtension("ping", title="P"))]), Demo)
-    assert "class tool of the Server declaration" in str(error)
+def test_a_class_tool_is_extended_by_name_and_cannot_be_replaced() -> None:
+    catalog = Platform([Extending("x", ToolExtension("ping", title="P"))]).compile(
+        Container(), Demo
+    )
+    assert catalog.tools["ping"].modern.title == "P"  # more in test_class_tools.py
+    swap = ToolExtension("ping", replace=ToolSpec(name="ping", handler=lambda: "pong"))
+    error = problems(Platform([Extending("x", swap)]), Demo)
+    assert "a class tool of the Server declaration" in str(error)
 
 
 async def test_toolsets_select_what_a_client_gets() -> None:

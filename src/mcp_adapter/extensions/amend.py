@@ -1,4 +1,9 @@
-"""Applying ``ToolExtension``s to contributed tools: wrap, amend, replace; report conflicts."""
+"""Applying ``ToolExtension``s to tools: wrap, amend, replace; report conflicts.
+
+Contributed tools are amended in place (their ``ToolSpec`` changes); class tools
+of a ``Server`` declaration have no spec, so what extends them is returned as an
+``Amendment`` that ``compile.extend_class_tool`` applies to the compiled tool.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +27,18 @@ class Entry:
     plugin: PluginManifest
     owner: type
     toolset: str
+    middleware: list[Middleware] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Amendment:
+    """What extensions change of a class tool: the amended fields and the middleware.
+
+    ``changes`` holds ``description``, ``title``, ``annotations`` (replacing the
+    class's) and ``meta`` (only the extensions' keys: merged over the class's).
+    """
+
+    changes: dict[str, Any] = field(default_factory=dict)
     middleware: list[Middleware] = field(default_factory=list)
 
 
@@ -81,8 +98,13 @@ def apply(
     *,
     owner_of: Any,
     class_tools: Collection[str] = (),
-) -> None:
-    """Apply every extension to ``tools`` in place, in contribution order."""
+) -> dict[str, Amendment]:
+    """Apply every extension to ``tools`` in place, in contribution order.
+
+    Extensions of ``class_tools`` (the names of a ``Server`` declaration's tools)
+    are returned by name, to apply once those are compiled; a class tool cannot
+    be replaced.
+    """
     groups: dict[str, list[Contribution[ToolExtension]]] = {}
     for contribution in extensions:
         value: Any = contribution.value
@@ -96,30 +118,64 @@ def apply(
             )
             continue
         groups.setdefault(value.name, []).append(contribution)
+    amended: dict[str, Amendment] = {}
     for name, group in groups.items():
         entry = tools.get(name)
+        if entry is None and name in class_tools:
+            _refuse_replacement(name, group, problems)
+            amendment = _amendment(name, group, problems)
+            if amendment.changes or amendment.middleware:
+                amended[name] = amendment
+            continue
         if entry is None:
             problems.append(_unknown(name, group, tools, class_tools))
             continue
         _replace(name, entry, group, problems, owner_of)
-        changes: dict[str, Any] = {}
-        for what, attribute in (
-            ("descriptions", "description"),
-            ("titles", "title"),
-            ("annotations", "annotations"),
-        ):
-            offers = [(c, getattr(c.value, attribute)) for c in group]
-            value = _single(name, what, [o for o in offers if o[1] is not None], problems)
-            if value is not None:
-                changes[attribute] = value
-        meta = _meta(name, group, problems)
-        if meta:
-            changes["meta"] = {**(entry.spec.meta or {}), **meta}
+        amendment = _amendment(name, group, problems)
+        changes = amendment.changes
+        if "meta" in changes:
+            changes["meta"] = {**(entry.spec.meta or {}), **changes["meta"]}
         if changes:
             entry.spec = dataclasses.replace(entry.spec, **changes)
-        for contribution in group:
-            if contribution.value.middleware is not None:
-                entry.middleware.append(contribution.value.middleware)
+        entry.middleware.extend(amendment.middleware)
+    return amended
+
+
+def _amendment(
+    name: str, group: Sequence[Contribution[ToolExtension]], problems: list[Problem]
+) -> Amendment:
+    """The fields ``group`` sets (conflicts reported) and its middleware, outermost first."""
+    amendment = Amendment()
+    for what, attribute in (
+        ("descriptions", "description"),
+        ("titles", "title"),
+        ("annotations", "annotations"),
+    ):
+        offers = [(c, getattr(c.value, attribute)) for c in group]
+        value = _single(name, what, [o for o in offers if o[1] is not None], problems)
+        if value is not None:
+            amendment.changes[attribute] = value
+    meta = _meta(name, group, problems)
+    if meta:
+        amendment.changes["meta"] = meta
+    amendment.middleware = [c.value.middleware for c in group if c.value.middleware is not None]
+    return amendment
+
+
+def _refuse_replacement(
+    name: str, group: Sequence[Contribution[ToolExtension]], problems: list[Problem]
+) -> None:
+    offers = [c for c in group if c.value.replace is not None]
+    if offers:
+        problems.append(
+            problem(
+                (_who(offers), f"tool {name!r}"),
+                f"{_who(offers)} replaces tool {name!r}, a class tool of the Server declaration",
+                "a class tool cannot be replaced by name: take it out of the declaration's "
+                "tools and contribute the replacement as a ToolSpec, or extend it (middleware, "
+                "description, title, annotations, meta)",
+            )
+        )
 
 
 def _replace(
@@ -164,12 +220,12 @@ def _unknown(
     tools: dict[str, Entry],
     class_tools: Collection[str],
 ) -> Problem:
-    if name in class_tools:
-        hint = f"{name!r} is a class tool of the Server declaration; only contributed tools extend"
-    else:
-        hint = f"contributed tools: {', '.join(sorted(tools)) or 'none'}"
+    hint = f"contributed tools: {', '.join(sorted(tools)) or 'none'}"
+    if class_tools:
+        hint += f"; class tools of the Server declaration: {', '.join(sorted(class_tools))}"
     return problem(
         (_who(group), f"tool {name!r}"),
-        f"{_who(group)} extends tool {name!r}, which no extension contributed",
+        f"{_who(group)} extends tool {name!r}, which no extension contributed and the Server "
+        "declaration does not declare",
         hint,
     )

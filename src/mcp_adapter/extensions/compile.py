@@ -17,6 +17,7 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import pydantic
 from mcp import types
 
 from container import Container, Problem
@@ -24,8 +25,16 @@ from container.introspect import EMPTY, AnnotationError, parameters
 from mcp_adapter.annotations import to_protocol_annotations
 from mcp_adapter.catalog import CompiledTool, Hooks
 from mcp_adapter.errors import problem
+from mcp_adapter.extensions.amend import Amendment
 from mcp_adapter.extensions.returns import output_annotation
-from mcp_adapter.extensions.runner import Injected, injected_key, make_runner
+from mcp_adapter.extensions.runner import (
+    PAYLOAD_KEY,
+    Extended,
+    Injected,
+    injected_key,
+    make_method_runner,
+    make_runner,
+)
 from mcp_adapter.extensions.signature import arguments_model, split_parameters, type_hints
 from mcp_adapter.extensions.spec import Middleware, ToolSpec
 from mcp_adapter.handlers import HandlerPlan, fold, injected_names, plan_function
@@ -153,6 +162,55 @@ def _plan_middleware(
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
+def plan_middleware(
+    middleware: Sequence[Middleware],
+    tool: str,
+    label: str,
+    container: Container,
+    problems: list[Problem],
+) -> list[HandlerPlan | None]:
+    """Each layer's plan of what it gets injected (``None`` where a problem was reported).
+
+    Middleware comes from other extensions than the tool's, so it is checked
+    here: callable, async, ``(call, call_next)`` first, every other parameter
+    with a source. ``label`` names the tool's handler in the problems.
+    """
+    layers: list[HandlerPlan | None] = []
+    given: Sequence[Any] = middleware
+    for layer in given:
+        if not callable(layer):
+            where = (f"middleware of tool {tool!r}",)
+            problems.append(problem(where, f"the middleware {layer!r} is not callable"))
+            layers.append(None)
+            continue
+        if not _is_async(layer):
+            problems.append(
+                problem(
+                    (label,),
+                    f"middleware {getattr(layer, '__qualname__', layer)!r} of tool {tool!r} "
+                    "is not async",
+                    "define it as `async def middleware(call, call_next)`",
+                )
+            )
+        layers.append(_plan_middleware(layer, tool, container, problems))
+    return layers
+
+
+def fold_middleware(
+    plan: HandlerPlan, layers: Sequence[HandlerPlan | None]
+) -> tuple[HandlerPlan, list[Injected]]:
+    """``plan`` that also fills every layer's injected parameters (``handlers.fold``, under
+    ``injected_key``), and what the runner hands each layer. Every layer must be planned."""
+    injected: list[Injected] = []
+    for index, layer_plan in enumerate(layers):
+        if layer_plan is None:  # pragma: no cover - callers return on the reported problem
+            raise ValueError(f"middleware {index} was not planned")
+        rename = functools.partial(injected_key, index)
+        plan = fold(plan, layer_plan, rename)
+        injected.append(tuple((rename(name), name) for name in injected_names(layer_plan)))
+    return plan, injected
+
+
 def description_of(spec: ToolSpec) -> str | None:
     """``spec.description``, else the handler's docstring (cleaned), else ``None``."""
     if spec.description:
@@ -206,24 +264,7 @@ def compile_spec(
                 (label,), f"invalid tool name {spec.name!r}", "names match [A-Za-z0-9_.-]{1,128}"
             )
         )
-    layers: list[HandlerPlan | None] = []
-    given: Sequence[Any] = middleware  # contributed by other extensions: checked here
-    for layer in given:
-        if not callable(layer):
-            where = (f"middleware of tool {spec.name!r}",)
-            problems.append(problem(where, f"the middleware {layer!r} is not callable"))
-            layers.append(None)
-            continue
-        if not _is_async(layer):
-            problems.append(
-                problem(
-                    (label,),
-                    f"middleware {getattr(layer, '__qualname__', layer)!r} of tool {spec.name!r} "
-                    "is not async",
-                    "define it as `async def middleware(call, call_next)`",
-                )
-            )
-        layers.append(_plan_middleware(layer, spec.name, container, problems))
+    layers = plan_middleware(middleware, spec.name, label, container, problems)
     reported: list[str] = []
     params = split_parameters(handler, label, container, problems, reported)
     model = arguments_model(f"{spec.name}Arguments", params, label, problems)
@@ -234,13 +275,7 @@ def compile_spec(
     hooks = compile_hooks(spec, container, problems)
     if len(problems) > before or plan is None or model is None:
         return None
-    injected: list[Injected] = []
-    for index, layer_plan in enumerate(layers):
-        if layer_plan is None:  # pragma: no cover - a problem was reported for it
-            return None
-        rename = functools.partial(injected_key, index)
-        plan = fold(plan, layer_plan, rename)
-        injected.append(tuple((rename(name), name) for name in injected_names(layer_plan)))
+    plan, injected = fold_middleware(plan, layers)
     runner, runner_is_async = make_runner(
         handler,
         is_async=_is_async(handler),
@@ -278,6 +313,81 @@ def compile_spec(
         legacy=types.Tool(**common, output_schema=legacy_output),
         spread=names,
         toolset=toolset,
+    )
+
+
+def _fields_of(input_type: Any) -> Callable[[Any], dict[str, Any]]:
+    """How middleware sees a validated payload: its fields by attribute name."""
+    if isinstance(input_type, type) and issubclass(input_type, pydantic.BaseModel):
+        names: tuple[str, ...] = tuple(input_type.model_fields)
+    elif dataclasses.is_dataclass(input_type):
+        names = tuple(f.name for f in dataclasses.fields(input_type))
+    else:  # a TypedDict or a mapping: the payload is a dict
+
+        def as_dict(payload: Any) -> dict[str, Any]:
+            return dict(payload)
+
+        return as_dict
+
+    def by_name(payload: Any) -> dict[str, Any]:
+        return {name: getattr(payload, name) for name in names}
+
+    return by_name
+
+
+def extend_class_tool(
+    tool: CompiledTool, amendment: Amendment, container: Container, problems: list[Problem]
+) -> CompiledTool | None:
+    """A class tool of a ``Server`` declaration, as extensions extend it by name.
+
+    Amendments change its ``tools/list`` entries as they change a spec
+    (``description``, ``title``, ``annotations`` replace; ``meta`` is merged).
+    Middleware is planned and folded into the tool's handler plan exactly as
+    for a function tool (``plan_middleware``, ``fold_middleware``), so one
+    scope serves middleware and ``handle``; the plan then calls
+    ``runner.Extended.handle``, the chain around the component's ``handle``.
+    A class tool nobody extends never gets here: it is served as compiled.
+    """
+    before = len(problems)
+    label = tool.cls.__qualname__
+    layers = plan_middleware(amendment.middleware, tool.name, label, container, problems)
+    update = dict(amendment.changes)
+    if "annotations" in update:
+        update["annotations"] = to_protocol_annotations(update["annotations"])
+    if "meta" in update:
+        update["meta"] = {**(tool.modern.meta or {}), **update["meta"]}
+    if len(problems) > before:
+        return None
+    extended = dataclasses.replace(
+        tool,
+        modern=tool.modern.model_copy(update=update),
+        legacy=tool.legacy.model_copy(update=update),
+    )
+    if not amendment.middleware:
+        return extended
+    plan, injected = fold_middleware(tool.handler, layers)
+    run = make_method_runner(
+        tool=tool.name,
+        is_async=tool.handler.is_async,
+        payload=tool.handler.payload,
+        fields=_fields_of(tool.input.type),
+        validate=functools.partial(tool.input.adapter.validate_python, by_alias=True, by_name=True),
+        middleware=amendment.middleware,
+        injected=injected,
+    )
+    component = tool.build  # hooks get the Extended too: it forwards them to the component
+
+    async def build_async(scope: Any) -> Extended:
+        return Extended(await component(scope), run)
+
+    def build_sync(scope: Any) -> Extended:
+        return Extended(component(scope), run)
+
+    build: Callable[[Any], Any] = build_async if tool.build_is_async else build_sync
+    return dataclasses.replace(
+        extended,
+        build=build,
+        handler=dataclasses.replace(plan, payload=PAYLOAD_KEY, is_async=True),
     )
 
 

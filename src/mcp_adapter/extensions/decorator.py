@@ -157,7 +157,8 @@ def tool_middleware(
     meta: Mapping[str, Any] | None = None,
 ) -> Callable[[F], F]:
     """Mark ``async def m(self, call: ToolCall, call_next: Next, ...)`` as middleware around
-    the tool contributed under ``name``; the other options amend that tool's listing.
+    the tool contributed under ``name`` (or the class tool of the ``Server``
+    declaration named so); the other options amend that tool's listing.
 
     Parameters after ``call_next`` are injected (services from the call's scope,
     ``McpRequest``, the HTTP ``Request``), as for a handler.

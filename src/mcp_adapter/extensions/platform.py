@@ -8,11 +8,11 @@ from typing import Any, Final, Literal, overload
 
 from container import Container, Problem
 from mcp_adapter.catalog import Catalog, CompiledTool
-from mcp_adapter.compiler import compile_server
+from mcp_adapter.compiler import compile_server, declared_name
 from mcp_adapter.components import Server
 from mcp_adapter.errors import CompileError, problem
 from mcp_adapter.extensions import amend
-from mcp_adapter.extensions.compile import compile_spec, owner_of
+from mcp_adapter.extensions.compile import compile_spec, extend_class_tool, owner_of
 from mcp_adapter.extensions.extension import McpExtension
 from mcp_adapter.extensions.points import POINTS, TOOL_EXTENSIONS, TOOLS, Contribution
 from mcp_adapter.extensions.spec import ToolExtension, ToolSpec
@@ -107,8 +107,8 @@ class Platform:
                 yield Contribution(plugin, value, point, extension)
 
     def compile(self, container: Container, server: type[Server] | None = None) -> Catalog:
-        """One catalog of every contributed tool (extended by name) and ``server``'s own
-        (``server`` defaults to the one given to the constructor).
+        """One catalog of every contributed tool and ``server``'s own class tools, each
+        extended by name (``server`` defaults to the one given to the constructor).
 
         Raises ``CompileError`` listing every problem: duplicate names,
         extensions of names nobody contributed, conflicting replacements or
@@ -117,8 +117,10 @@ class Platform:
         declaration = server or self.server or self._declaration()
         problems: list[Problem] = []
         tools = self._entries(problems)
-        class_tools = {getattr(cls, "name", None) or "" for cls in declaration.tools}
-        amend.apply(
+        class_tools = {
+            str(declared_name(cls, "Tool")) for cls in declaration.tools if isinstance(cls, type)
+        }
+        amendments = amend.apply(
             tools,
             list(self.get_contributions(TOOL_EXTENSIONS)),
             problems,
@@ -145,8 +147,20 @@ class Platform:
             )
             if tool is not None:
                 compiled.append(tool)
+
+        def extend(tool: CompiledTool, found: list[Problem]) -> CompiledTool | None:
+            amendment = amendments.get(tool.name)
+            if amendment is None:  # nobody extends it: served as compiled
+                return tool
+            return extend_class_tool(tool, amendment, container, found)
+
         try:
-            catalog = compile_server(declaration, container, extra_tools=compiled)
+            catalog = compile_server(
+                declaration,
+                container,
+                extra_tools=compiled,
+                extend_tool=extend if amendments else None,
+            )
         except CompileError as exc:
             raise CompileError(_name(declaration), [*problems, *exc.problems]) from None
         if problems:

@@ -59,7 +59,10 @@ class ToolCall:
     """A call as middleware sees it: the tool's name and its validated arguments.
 
     ``arguments`` holds the payload fields by parameter name (injected services
-    are not in it). ``with_arguments`` returns a copy with some replaced.
+    are not in it); for a class tool, the fields of its validated payload model.
+    ``with_arguments`` returns a copy with some replaced; a class tool's
+    ``handle`` then gets them validated into its payload model again (a value
+    the model refuses fails the call).
     """
 
     tool: str
@@ -84,15 +87,18 @@ is compiled, and never tool arguments.
 
 @dataclass(frozen=True, slots=True)
 class ToolExtension:
-    """Extends the tool contributed under ``name`` (by another extension).
+    """Extends the tool contributed under ``name`` (by another extension), or the
+    class tool of the served ``Server`` declaration named so.
 
-    ``middleware`` wraps its handler; ``description``, ``title`` and
-    ``annotations`` replace the contributed ones; ``meta`` is merged into its
-    meta; ``replace`` swaps the whole tool for another spec with the same name
-    (its toolset, when empty, stays the original's, and so does each
-    visibility hook it does not set). Two different replacements or
-    amendments of one field are a conflict, and extending a name nobody
-    contributed is an error: both are reported when the server is built.
+    ``middleware`` wraps its handler (a class tool's ``handle``);
+    ``description``, ``title`` and ``annotations`` replace the tool's own;
+    ``meta`` is merged into its meta; ``replace`` swaps the whole tool for
+    another spec with the same name (its toolset, when empty, stays the
+    original's, and so does each visibility hook it does not set); a class
+    tool cannot be replaced. Two different replacements or amendments of one
+    field are a conflict, and extending a name that no extension contributed
+    and the declaration does not declare is an error: all are reported when
+    the server is built.
 
     There is no field for visibility hooks: who may see and call a tool is
     decided by the extension that contributes it (``ToolSpec.should_register``
