@@ -10,7 +10,7 @@ tool cannot be replaced; one nobody extends is served exactly as compiled.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -39,38 +39,9 @@ from mcp_adapter.extensions.runner import Extended
 from mcp_adapter.testing import McpTestClient
 from schemas import Schema
 from tests.components.support import ERAS, SDK_MODES, sdk_client, signed_in
+from tests.extensions.journal import Journal, Session, journal_container
 
 pytestmark = pytest.mark.anyio
-
-
-class Journal:
-    """A singleton log shared by the scoped services below."""
-
-    def __init__(self) -> None:
-        self.events: list[str] = []
-
-
-class Session:
-    """A scoped service with a finalizer: one per call."""
-
-    def __init__(self, journal: Journal, number: int) -> None:
-        self.journal = journal
-        self.number = number
-
-
-def container_for(journal: Journal) -> Container:
-    opened = iter(range(1, 1000))
-
-    def open_session(journal: Journal) -> Iterator[Session]:
-        session = Session(journal, next(opened))
-        journal.events.append(f"open {session.number}")
-        yield session
-        journal.events.append(f"close {session.number}")
-
-    container = Container()
-    container.instance(Journal, journal)
-    container.scoped(Session, open_session)
-    return container
 
 
 class LaunchInput(Schema):
@@ -152,7 +123,7 @@ class Sandboxes(McpExtension):
 
 
 def compile_with(*extensions: McpExtension, journal: Journal | None = None) -> Catalog:
-    return Platform(list(extensions), server=Demo).compile(container_for(journal or Journal()))
+    return Platform(list(extensions), server=Demo).compile(journal_container(journal or Journal()))
 
 
 def compile_problems(*extensions: McpExtension) -> str:
@@ -175,7 +146,7 @@ AMENDED = ToolExtension(
 @pytest.mark.parametrize("era", ERAS)
 async def test_amendments_are_what_tools_list_says_in_both_eras(era: str) -> None:
     catalog = compile_with(Stack("audit", AMENDED))
-    client = McpTestClient(container_for(Journal()), catalog, protocol=era)  # type: ignore[arg-type]
+    client = McpTestClient(journal_container(Journal()), catalog, protocol=era)  # type: ignore[arg-type]
     listed = {entry["name"]: entry for entry in (await client.list_tools()).result["tools"]}
     launch = listed["launch"]
     assert launch["description"] == "Launch a sandbox (audited)."
@@ -192,7 +163,7 @@ async def test_amendments_are_what_tools_list_says_in_both_eras(era: str) -> Non
 @pytest.mark.parametrize("mode", SDK_MODES)
 async def test_the_sdk_client_lists_the_amended_class_tool(mode: str) -> None:
     catalog = compile_with(Stack("audit", AMENDED))
-    async with sdk_client(catalog, container_for(Journal()), mode) as client:
+    async with sdk_client(catalog, journal_container(Journal()), mode) as client:
         listed = {entry.name: entry for entry in (await client.list_tools()).tools}
         assert listed["launch"].description == "Launch a sandbox (audited)."
         assert listed["launch"].title == "Launch (audited)"
@@ -243,7 +214,7 @@ async def test_middleware_with_a_scoped_service_shares_the_calls_instance_with_h
 ) -> None:
     journal = Journal()
     audit = Audit()
-    container = container_for(journal)
+    container = journal_container(journal)
     catalog = Platform([audit], server=Demo).compile(container)
     client = McpTestClient(container, catalog, protocol=era)  # type: ignore[arg-type]
     first = await client.tool("launch", {"sandbox_name": "a"})
@@ -275,7 +246,7 @@ async def test_middleware_with_a_scoped_service_shares_the_calls_instance_with_h
 @pytest.mark.parametrize("mode", SDK_MODES)
 async def test_the_sdk_client_sees_the_middleware(mode: str) -> None:
     journal = Journal()
-    container = container_for(journal)
+    container = journal_container(journal)
     catalog = Platform([Audit()], server=Demo).compile(container)
     async with sdk_client(catalog, container, mode) as client:
         result = await client.call_tool("launch", {"sandbox_name": "a"})
@@ -316,7 +287,7 @@ async def test_middleware_runs_first_registered_outermost_and_changed_arguments_
         order.append("inner after")
         return response
 
-    container = container_for(journal)
+    container = journal_container(journal)
     catalog = Platform(
         [
             Stack("outer", ToolExtension("launch", middleware=outer)),
@@ -382,7 +353,7 @@ async def test_a_sync_handle_and_a_handle_without_a_payload() -> None:
         )
     )
     for era in ERAS:
-        client = McpTestClient(container_for(Journal()), catalog, protocol=era)  # type: ignore[arg-type]
+        client = McpTestClient(journal_container(Journal()), catalog, protocol=era)  # type: ignore[arg-type]
         assert (await client.tool("sync_echo", {"sandbox_name": "s"})).texts == ["s/gpu/1"]
         assert (await client.tool("ping", {})).texts == ["pong"]
         (await client.tool("ping", {"x": 1})).assertError("Invalid tool arguments")
@@ -404,7 +375,7 @@ async def test_middleware_around_a_class_tool_and_a_contributed_one() -> None:
             ToolExtension("stop_sandbox", middleware=log),
         ),
     )
-    client = McpTestClient(container_for(Journal()), catalog)
+    client = McpTestClient(journal_container(Journal()), catalog)
     (await client.tool("launch", {"sandbox_name": "a"})).assertOk()
     assert (await client.tool("stop_sandbox", {"sandbox_name": "a"})).texts == ["stopped a"]
     assert calls == ["launch", "stop_sandbox"]
@@ -519,7 +490,7 @@ def test_bad_middleware_of_a_class_tool_is_reported_with_its_path() -> None:
 
 
 async def test_class_tools_nobody_extends_are_served_as_compiled() -> None:
-    container = container_for(Journal())
+    container = journal_container(Journal())
     plain = compile_server(Demo, container)
 
     async def log(call: ToolCall, call_next: Next) -> Any:

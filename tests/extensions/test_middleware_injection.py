@@ -8,7 +8,7 @@ sees the same scoped instances), and never part of the tool's ``inputSchema``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -29,25 +29,11 @@ from mcp_adapter.catalog import Catalog
 from mcp_adapter.extensions import Next, ToolCall, ToolExtension, tool_middleware
 from mcp_adapter.testing import McpTestClient
 from tests.components.support import ERAS, SDK_MODES, sdk_client
+from tests.extensions.journal import Journal, Session, journal_container
 from tests.serving.clients import connect
 from tests.serving.harness import serve_app
 
 pytestmark = pytest.mark.anyio
-
-
-class Journal:
-    """A singleton log shared by the scoped services below."""
-
-    def __init__(self) -> None:
-        self.events: list[str] = []
-
-
-class Session:
-    """A scoped service with a finalizer: one per call."""
-
-    def __init__(self, journal: Journal, number: int) -> None:
-        self.journal = journal
-        self.number = number
 
 
 class Quota:
@@ -62,20 +48,10 @@ class Lease:
 
 
 def container_for(journal: Journal) -> Container:
-    opened = iter(range(1, 1000))
-
-    def open_session(journal: Journal) -> Iterator[Session]:
-        session = Session(journal, next(opened))
-        journal.events.append(f"open {session.number}")
-        yield session
-        journal.events.append(f"close {session.number}")
-
     async def quota() -> Quota:
         return Quota(3)
 
-    container = Container()
-    container.instance(Journal, journal)
-    container.scoped(Session, open_session)
+    container = journal_container(journal)
     container.scoped(Quota, quota)
     return container
 
