@@ -1,0 +1,50 @@
+"""The benchmarks still run: a ``--quick`` pass of every suite, whose timings are not judged.
+
+Each suite proves its contenders do the same work before it times them
+(``verify``: one Ledger per call, the right sums, the same tools listed, ...),
+so this catches a benchmark that a change to ``src/`` broke or made measure
+something else. It needs the ``bench`` dependency group, which README's test
+command installs; the FastMCP and dishka-fastmcp rows need venvs of their own
+and are left out (``--no-venvs``).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SUITES = {
+    "container": "## Container: scoped graph and transient",
+    "mcp_call": "## Per call: tools/call through mcp.Client, in process",
+    "scale": "## Scale: compile time, memory and tools/list for many tools",
+    "http": "## HTTP on 127.0.0.1: tools/call, stateless",
+}
+
+
+def test_every_suite_runs_and_verifies_its_contenders() -> None:
+    pytest.importorskip("dishka", reason="the bench dependency group is not installed")
+    pytest.importorskip("wireup", reason="the bench dependency group is not installed")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--quick", "--no-venvs", "--no-write"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    for name, title in SUITES.items():
+        assert f"[{name}] verifying contenders" in done.stderr
+        assert f"[{name}] done in" in done.stderr
+        assert title in done.stdout
+    assert done.stdout.count("### Targets") == len(SUITES)
+    # the adapter's rows were measured, not skipped
+    assert done.stdout.count("| **this adapter") >= 6
+    assert "| **this container (sync scope)** |" in done.stdout
