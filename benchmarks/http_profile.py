@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from benchmarks import http_asgi, http_serve, http_suite
+from benchmarks import http_asgi, http_request, http_serve, http_suite
 from benchmarks.profile import report
 
 APPS: dict[str, Callable[[], Any]] = {
@@ -47,7 +47,7 @@ APPS: dict[str, Callable[[], Any]] = {
 async def profile_asgi(app: Any, calls: int) -> pstats.Stats:
     close = await http_asgi.running(app)
     try:
-        call = http_asgi.caller(app, http_suite.PATH, http_suite.HEADERS, http_suite.BODY)
+        call = http_asgi.caller(app, http_request.PATH, http_request.HEADERS, http_request.BODY)
         for _ in range(300):  # warm up
             await call()
         profiler = cProfile.Profile(time.process_time)
@@ -72,7 +72,7 @@ async def profile_served(app: Any, seconds: float, connections: int) -> tuple[ps
             served += 1
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.bind((http_suite.HOST, 0))
+    sock.bind((http_request.HOST, 0))
     sock.listen(2048)
     port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(counting, log_level="warning", lifespan="on"))
@@ -87,9 +87,9 @@ async def profile_served(app: Any, seconds: float, connections: int) -> tuple[ps
         "--port",
         str(port),
         "--body",
-        http_suite.BODY.decode(),
+        http_request.BODY.decode(),
         "--expect",
-        http_suite.EXPECT,
+        http_request.EXPECT,
         "--connections",
         str(connections),
         "--warmup",
@@ -97,7 +97,7 @@ async def profile_served(app: Any, seconds: float, connections: int) -> tuple[ps
         "--duration",
         str(seconds + 1.0),
     ]
-    for name, value in http_suite.HEADERS:
+    for name, value in http_request.HEADERS:
         command += ["--header", f"{name}: {value}"]
     generator = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.DEVNULL)
     await asyncio.sleep(warmup + 0.5)
@@ -117,7 +117,7 @@ async def profile_served(app: Any, seconds: float, connections: int) -> tuple[ps
 def layers(app: Any) -> list[tuple[str, Any]]:
     """``(name, ASGI callable)`` from the Starlette app down the MCP route's wrappers."""
     found: list[tuple[str, Any]] = [("Starlette app", app)]
-    route = next(r for r in app.routes if getattr(r, "path", None) == http_suite.PATH)
+    route = next(r for r in app.routes if getattr(r, "path", None) == http_request.PATH)
     layer: Any = route.app
     while layer is not None:
         found.append((type(layer).__name__, layer))
@@ -132,12 +132,12 @@ async def time_layers(app: Any, calls: int, rounds: int) -> list[tuple[str, floa
     try:
         found = layers(app)
         callers = [
-            http_asgi.caller(layer, http_suite.PATH, http_suite.HEADERS, http_suite.BODY)
+            http_asgi.caller(layer, http_request.PATH, http_request.HEADERS, http_request.BODY)
             for _, layer in found
         ]
         for call in callers:
             status, body = await call()
-            if status != 200 or http_suite.EXPECT.encode() not in body:
+            if status != 200 or http_request.EXPECT.encode() not in body:
                 raise AssertionError(f"a layer answered {status}: {body[:200]!r}")
             for _ in range(200):
                 await call()

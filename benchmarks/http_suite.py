@@ -13,7 +13,8 @@ streamable HTTP with JSON responses under uvicorn, in processes of its own:
 - the SDK's ``MCPServer`` with ``Resolve`` (``streamable_http_app(stateless_http=True,
   json_response=True)``), the anchor of each table;
 - FastMCP with ``Depends``, from a virtual environment of its own
-  (``.bench-venvs/http-fastmcp``) with the same ``mcp``, uvicorn and Starlette.
+  (``.bench-venvs/http-fastmcp``, :mod:`benchmarks.http_venv`) with the same
+  ``mcp``, uvicorn and Starlette.
 
 A load generator in a second process (:mod:`benchmarks.http_load`) keeps 32
 keep-alive connections busy with one prebuilt 2026-07-28 ``tools/call`` each
@@ -30,79 +31,44 @@ medians of the per-pass ratios, so a server is compared with the anchor measured
 a few seconds from it, which matters on a shared machine. The ``asgi`` scenario
 times each app's ASGI callable in this process, without sockets, with the usual
 harness.
+
+This module is the suite: the contenders, the passes and their medians, the
+``asgi`` scenario, the targets and the columns. The request and the checks of
+its answer are in :mod:`benchmarks.http_request`; starting, checking, loading
+and stopping the servers in :mod:`benchmarks.http_servers`; FastMCP's venv in
+:mod:`benchmarks.http_venv`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import ctypes
 import json
 import logging
 import os
 import random
-import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
-import tempfile
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
-from mcp_types import (
-    CLIENT_CAPABILITIES_META_KEY,
-    CLIENT_INFO_META_KEY,
-    PROTOCOL_VERSION_META_KEY,
-)
-
-from benchmarks import http_asgi, http_load, http_serve
+from benchmarks import http_asgi, http_serve, http_venv
 from benchmarks.harness import Case, Result, Row, Settings
-from benchmarks.mcp_workload import TOOL, Clock, Ledger
-from benchmarks.suite import Column, Measured, RunOptions, Suite, Table, Target, find
-
-ROOT = Path(__file__).resolve().parent.parent
-HOST = "127.0.0.1"
-PATH = "/mcp"
-PROTOCOL = "2026-07-28"
-
-# -- the request -------------------------------------------------------------------
-
-
-def request_body(a: Any = 1, b: Any = 2, request_id: int = 1) -> bytes:
-    """One 2026-07-28 ``tools/call`` with its per-request ``_meta`` envelope."""
-    message = {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "tools/call",
-        "params": {
-            "name": TOOL,
-            "arguments": {"a": a, "b": b},
-            "_meta": {
-                PROTOCOL_VERSION_META_KEY: PROTOCOL,
-                CLIENT_INFO_META_KEY: {"name": "mcp-adapter-http-bench", "version": "1"},
-                CLIENT_CAPABILITIES_META_KEY: {},
-            },
-        },
-    }
-    return json.dumps(message, separators=(",", ":")).encode()
-
-
-HEADERS: tuple[tuple[str, str], ...] = (
-    ("Accept", "application/json, text/event-stream"),
-    ("MCP-Protocol-Version", PROTOCOL),
-    ("Mcp-Method", "tools/call"),
-    ("Mcp-Name", TOOL),
+from benchmarks.http_request import (
+    BODY,
+    EXPECT,
+    HEADERS,
+    HOST,
+    PATH,
+    check_answer,
+    check_refusal,
+    request_body,
 )
-"""What the SDK's streamable HTTP client sends with a 2026-07-28 ``tools/call``."""
-BODY = request_body()
-EXPECT = '"structuredContent":{"sum":3}'
-"""Every measured answer must contain this (the SDK writes compact JSON)."""
+from benchmarks.http_servers import Running, load, start, stop, wait_ready
+from benchmarks.mcp_workload import Clock, Ledger
+from benchmarks.suite import Column, Measured, RunOptions, Suite, Table, Target, find
 
 # -- timing ------------------------------------------------------------------------
 
@@ -145,23 +111,6 @@ class Timing:
 SCENARIO = {1: "http-1", 2: "http-2"}
 ASGI = "asgi"
 
-VENV_DIR = ".bench-venvs/http-fastmcp"
-VENV = ROOT / VENV_DIR
-STAMP = VENV / "bench-pins.txt"
-FASTMCP_PIN = "fastmcp==4.2.3"
-SHARED = (
-    "mcp",
-    "mcp-types",
-    "pydantic",
-    "pydantic-core",
-    "anyio",
-    "starlette",
-    "uvicorn",
-    "h11",
-    "sse-starlette",
-)
-"""Pinned to this environment's versions, so FastMCP runs on the same SDK and server."""
-
 
 @dataclass(frozen=True)
 class Contender:
@@ -173,7 +122,7 @@ class Contender:
     anchor: bool = False
     note: str = ""
     venv: bool = False
-    """Runs with the python of :data:`VENV_DIR`."""
+    """Runs with the python of :data:`benchmarks.http_venv.VENV_DIR`."""
 
     @property
     def scenario(self) -> str:
@@ -206,7 +155,7 @@ def _launcher(
     kind: str, workers: int, *, stock: bool = False, venv: bool = False
 ) -> Callable[[int], list[str]]:
     def argv(port: int) -> list[str]:
-        python = str(_venv_python()) if venv else sys.executable
+        python = str(http_venv.VENV.python) if venv else sys.executable
         command = [python, "-m", "benchmarks.http_serve", kind, "--port", str(port)]
         command += ["--workers", str(workers)]
         return command + (["--stock"] if stock else [])
@@ -293,7 +242,7 @@ def contenders(quick: bool, fastmcp: bool) -> list[Contender]:
                 1,
                 _launcher("fastmcp", 1, venv=True),
                 venv=True,
-                note=f"`{VENV_DIR}`; `uvicorn.run(factory)`",
+                note=f"`{http_venv.VENV_DIR}`; `uvicorn.run(factory)`",
             )
         )
         two.append(
@@ -303,319 +252,10 @@ def contenders(quick: bool, fastmcp: bool) -> list[Contender]:
                 2,
                 _launcher("fastmcp", 2, venv=True),
                 venv=True,
-                note=f"`{VENV_DIR}`; {NODELAY}",
+                note=f"`{http_venv.VENV_DIR}`; {NODELAY}",
             )
         )
     return one + two
-
-
-# -- FastMCP's virtual environment ---------------------------------------------------
-
-
-def _venv_python() -> Path:
-    return VENV / "bin" / "python"
-
-
-def venv_pins() -> list[str]:
-    shared = []
-    for name in SHARED:
-        with contextlib.suppress(metadata.PackageNotFoundError):
-            shared.append(f"{name}=={metadata.version(name)}")
-    return [FASTMCP_PIN, *shared]
-
-
-def venv_ready() -> bool:
-    return _venv_python().exists() and STAMP.exists() and STAMP.read_text().split() == venv_pins()
-
-
-def _uv() -> list[str]:
-    found = os.environ.get("UV") or shutil.which("uv")
-    return [found] if found else [sys.executable, "-m", "uv"]
-
-
-def ensure_venv(progress: Callable[[str], None]) -> None:
-    if venv_ready():
-        return
-    if not _venv_python().exists():
-        progress(f"creating {VENV_DIR} with uv venv")
-        base = getattr(sys, "_base_executable", sys.executable)
-        subprocess.run(
-            [*_uv(), "venv", "--quiet", "--python", base, str(VENV)], check=True, cwd=ROOT
-        )
-    pins = venv_pins()
-    progress(f"installing {' '.join(pins)} into {VENV_DIR}")
-    subprocess.run(
-        [*_uv(), "pip", "install", "--quiet", "--python", str(_venv_python()), *pins],
-        check=True,
-        cwd=ROOT,
-        timeout=900,
-    )
-    STAMP.write_text("\n".join(pins) + "\n")
-
-
-def venv_versions() -> str:
-    code = (
-        "import importlib.metadata as m, sys;"
-        "print(', '.join(f'{n} {m.version(n)}' for n in sys.argv[1:]))"
-    )
-    done = subprocess.run(
-        [str(_venv_python()), "-c", code, "fastmcp", "mcp", "uvicorn", "starlette", "pydantic"],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    return done.stdout.strip()
-
-
-def _venv_env() -> dict[str, str]:
-    env = dict(os.environ)
-    for name in ("VIRTUAL_ENV", "PYTHONHOME", "UV_PROJECT_ENVIRONMENT"):
-        env.pop(name, None)
-    env["PYTHONPATH"] = str(ROOT)  # the benchmarks package; not src/
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return env
-
-
-# -- running servers ---------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def descendants(pid: int) -> list[int]:
-    """``pid`` and every process below it (Linux ``/proc``)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        children.setdefault(parent, []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        current = todo.pop()
-        found.append(current)
-        todo.extend(children.get(current, ()))
-    return found
-
-
-def connections_by_process(port: int, pids: Sequence[int]) -> dict[int, int]:
-    """Established connections on local ``port`` per process of ``pids`` (``/proc``)."""
-    wanted = f"{port:04X}"
-    inodes = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        with contextlib.suppress(OSError), open(table) as rows:
-            next(rows)
-            for line in rows:
-                parts = line.split()
-                if parts[1].rsplit(":", 1)[1] == wanted and parts[3] == "01":  # ESTABLISHED
-                    inodes.add(parts[9])
-    counts: dict[int, int] = {}
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            for fd in Path(f"/proc/{pid}/fd").iterdir():
-                with contextlib.suppress(OSError):
-                    target = os.readlink(fd)
-                    if target.startswith("socket:[") and target[8:-1] in inodes:
-                        counts[pid] = counts.get(pid, 0) + 1
-    return counts
-
-
-def post(port: int, body: bytes, timeout: float = 10.0) -> tuple[int, Any]:
-    """One request on a new connection; the status and the decoded JSON body."""
-    import http.client
-
-    connection = http.client.HTTPConnection(HOST, port, timeout=timeout)
-    try:
-        connection.request(
-            "POST", PATH, body=body, headers={"Content-Type": "application/json", **dict(HEADERS)}
-        )
-        response = connection.getresponse()
-        raw = response.read()
-    finally:
-        connection.close()
-    try:
-        return response.status, json.loads(raw)
-    except ValueError:
-        return response.status, raw.decode(errors="replace")
-
-
-def check_answer(status: int, answer: Any, total: int, who: str) -> None:
-    """A 200 with ``structuredContent == {"sum": total}`` and the same as JSON text."""
-    problems = []
-    result = answer.get("result") if isinstance(answer, dict) else None
-    if status != 200 or not isinstance(result, dict):
-        raise AssertionError(f"{who}: HTTP {status}: {str(answer)[:300]}")
-    if result.get("isError"):
-        problems.append(f"isError: {result.get('content')}")
-    if result.get("structuredContent") != {"sum": total}:
-        problems.append(f"structuredContent {result.get('structuredContent')!r}")
-    texts = [
-        block.get("text") for block in result.get("content", ()) if block.get("type") == "text"
-    ]
-    if len(texts) != 1 or json.loads(texts[0]) != {"sum": total}:
-        problems.append(f"text content {texts!r}")
-    if problems:
-        raise AssertionError(f"{who}: {'; '.join(problems)}")
-
-
-def check_refusal(status: int, answer: Any, who: str) -> None:
-    """Arguments outside the schema are refused (``isError`` or a JSON-RPC error)."""
-    refused = isinstance(answer, dict) and (
-        "error" in answer or bool((answer.get("result") or {}).get("isError"))
-    )
-    if not refused:
-        raise AssertionError(f"{who}: invalid arguments were accepted (HTTP {status}): {answer}")
-
-
-def check_over_the_wire(port: int, who: str) -> None:
-    check_answer(*post(port, BODY), 3, who)
-    check_answer(*post(port, request_body(20, 22, 7)), 42, who)
-    check_refusal(*post(port, request_body("one", 2, 8)), who)
-
-
-@dataclass
-class Running:
-    contender: Contender
-    port: int
-    process: subprocess.Popen[bytes]
-    log: Any
-
-    def pids(self) -> list[int]:
-        return descendants(self.process.pid)
-
-    def output(self) -> str:
-        self.log.seek(0)
-        text: str = self.log.read().decode(errors="replace")
-        return text[-2000:]
-
-
-def _die_with_parent() -> None:
-    """In the child, before exec: SIGTERM when the benchmark process dies (Linux).
-
-    Without it a benchmark run killed mid-way (SIGKILL, a closed terminal) leaves
-    its servers running; a uvicorn supervisor stops its workers on SIGTERM.
-    """
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass
-
-
-PR_SET_PDEATHSIG = 1
-
-
-def start(contender: Contender) -> Running:
-    port = free_port()
-    log = tempfile.TemporaryFile()  # noqa: SIM115  # lives as long as the server
-    process = subprocess.Popen(
-        contender.argv(port),
-        cwd=ROOT,
-        env=_venv_env() if contender.venv else None,
-        stdin=subprocess.DEVNULL,
-        stdout=log,
-        stderr=log,
-        start_new_session=True,
-        preexec_fn=_die_with_parent if sys.platform == "linux" else None,
-    )
-    return Running(contender, port, process, log)
-
-
-def _cpu_ticks(pids: Sequence[int]) -> float:
-    return http_load.cpu_seconds(pids)
-
-
-def wait_ready(server: Running, timeout: float = 120.0) -> None:
-    """Until the server answers correctly and every process of it has gone idle.
-
-    Idle (no CPU time used for 0.5 s) means every worker has finished importing
-    and waits in its event loop, so the load generator's connections are
-    accepted by all workers, not by the first one up.
-    """
-    who = server.contender.name
-    deadline = time.monotonic() + timeout
-    while True:
-        if server.process.poll() is not None:
-            raise RuntimeError(f"{who} exited ({server.process.returncode}):\n{server.output()}")
-        try:
-            check_over_the_wire(server.port, who)
-            break
-        except (OSError, ConnectionError):
-            pass
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{who} did not answer within {timeout:g} s:\n{server.output()}")
-        time.sleep(0.2)
-    before = _cpu_ticks(server.pids())
-    while time.monotonic() < deadline:
-        time.sleep(0.5)
-        pids = server.pids()
-        now = _cpu_ticks(pids)
-        if now == before and len(pids) >= server.contender.workers:
-            return
-        before = now
-    raise RuntimeError(f"{who} never went idle within {timeout:g} s")
-
-
-def stop(server: Running) -> None:
-    if server.process.poll() is None:
-        server.process.terminate()
-        try:
-            server.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.process.pid, 9)
-            server.process.wait(timeout=15)
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(server.process.pid, 9)  # workers left behind by a dead supervisor
-    server.log.close()
-
-
-def load(server: Running, timing: Timing, warmup: float) -> dict[str, Any]:
-    """Run the load generator against ``server`` in a second process; its figures."""
-    pids = server.pids()
-    command = [
-        sys.executable,
-        "-m",
-        "benchmarks.http_load",
-        "--port",
-        str(server.port),
-        "--path",
-        PATH,
-        "--body",
-        BODY.decode(),
-        "--expect",
-        EXPECT,
-        "--connections",
-        str(timing.connections),
-        "--warmup",
-        str(warmup),
-        "--duration",
-        str(timing.duration),
-        "--pids",
-        ",".join(map(str, pids)),
-    ]
-    for name, value in HEADERS:
-        command += ["--header", f"{name}: {value}"]
-    generator = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    spread: dict[int, int] = {}
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        generator.wait(timeout=warmup / 2 + 0.3)
-    if generator.poll() is None:
-        spread = connections_by_process(server.port, pids)
-    out, _ = generator.communicate(timeout=warmup + timing.duration + 120)
-    if generator.returncode != 0:
-        raise RuntimeError(f"the load generator failed against {server.contender.name}")
-    figures: dict[str, Any] = json.loads(out)
-    figures["spread"] = sorted(spread.values(), reverse=True)
-    return figures
 
 
 # -- the measurement ---------------------------------------------------------------
@@ -757,12 +397,12 @@ def measure(options: RunOptions) -> Measured:
     else:
         try:
             if options.venvs:
-                ensure_venv(options.progress)
-            fastmcp = venv_ready()
+                http_venv.VENV.ensure(options.progress)
+            fastmcp = http_venv.VENV.ready()
             if fastmcp:
-                versions.append(f"FastMCP venv: {venv_versions()}")
+                versions.append(f"FastMCP venv: {http_venv.versions()}")
             else:
-                notes.append(f"FastMCP rows skipped: `{VENV_DIR}` does not exist.")
+                notes.append(f"FastMCP rows skipped: `{http_venv.VENV_DIR}` does not exist.")
         except (OSError, subprocess.SubprocessError) as exc:
             notes.append(f"FastMCP rows missing: its venv failed ({exc}).")
     chosen = contenders(options.quick, fastmcp)
