@@ -6,9 +6,9 @@ import dataclasses
 import enum
 import functools
 import inspect
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import anyio.to_thread
 from starlette.requests import Request as HttpRequest
@@ -82,9 +82,7 @@ class HandlerPlan:
         for name, abuild in self.async_services:
             kwargs[name] = await abuild(scope)
         method = self.function if self.function is not None else getattr(instance, self.method)
-        if self.is_async:
-            return await method(**kwargs)
-        return await anyio.to_thread.run_sync(functools.partial(method, **kwargs))
+        return await call_off_loop(method, self.is_async, kwargs)
 
     def call_sync(
         self,
@@ -128,6 +126,19 @@ class HandlerPlan:
                 "come over HTTP; use McpRequest for components shared with stdio"
             )
         return http
+
+
+def call_off_loop(
+    function: Callable[..., Any], is_async: bool, kwargs: dict[str, Any]
+) -> Awaitable[Any]:
+    """What to await to call a handler as the adapter does: an async one on the loop, a
+    sync one in a worker thread (so a blocking handler never stalls the server).
+
+    A plain function returning the awaitable, so the call path gets no coroutine more.
+    """
+    if is_async:
+        return cast(Awaitable[Any], function(**kwargs))
+    return anyio.to_thread.run_sync(functools.partial(function, **kwargs))
 
 
 def _is_subclass(annotation: Any, base: type) -> bool:

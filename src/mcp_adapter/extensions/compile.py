@@ -60,6 +60,11 @@ def owner_of(handler: Callable[..., Any]) -> type:
     )
 
 
+def _qualname(target: Any) -> str:
+    """How a problem names a callable: its qualified name, else its type's."""
+    return str(getattr(target, "__qualname__", None) or type(target).__qualname__)
+
+
 def _label(handler: Callable[..., Any], name: str) -> str:
     return str(getattr(handler, "__qualname__", None) or f"tool {name!r}")
 
@@ -101,7 +106,7 @@ def compile_hooks(spec: ToolSpec, container: Container, problems: list[Problem])
                 )
             )
             continue
-        label = str(getattr(hook, "__qualname__", None) or type(hook).__qualname__)
+        label = _qualname(hook)
         plan, found = plan_function(hook, container, label=label)
         problems.extend(_under(where, each) for each in found)
         if plan is not None:
@@ -123,7 +128,7 @@ def _plan_middleware(
     arguments the chain passes. Problems are reported under the tool's path.
     """
     where = f"middleware of tool {tool!r}"
-    label = str(getattr(layer, "__qualname__", None) or type(layer).__qualname__)
+    label = _qualname(layer)
     try:
         params = parameters(layer)
     except (AnnotationError, ValueError) as exc:

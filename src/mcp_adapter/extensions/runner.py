@@ -17,10 +17,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-import anyio.to_thread
-
 from mcp_adapter.extensions.returns import to_outcome
 from mcp_adapter.extensions.spec import Middleware, Next, ToolCall
+from mcp_adapter.handlers import call_off_loop
 
 Injected = tuple[tuple[str, str], ...]
 """One layer's injected parameters: ``(key in the plan's keyword arguments, parameter name)``."""
@@ -77,13 +76,6 @@ async def _through(
     return await chain(ToolCall(tool, arguments))
 
 
-async def _call(function: Callable[..., Any], is_async: bool, kwargs: dict[str, Any]) -> Any:
-    """The end of the chain: an async handler awaited, a sync one in a worker thread."""
-    if is_async:
-        return await function(**kwargs)
-    return await anyio.to_thread.run_sync(functools.partial(function, **kwargs))
-
-
 def make_runner(
     function: Callable[..., Any],
     *,
@@ -129,7 +121,7 @@ def make_runner(
 
         async def handler(call: ToolCall) -> Any:
             # an argument never replaces an injected value
-            return await _call(function, is_async, {**call.arguments, **for_handler})
+            return await call_off_loop(function, is_async, {**call.arguments, **for_handler})
 
         return convert(
             await _through(tool, MappingProxyType(arguments), handler, innermost_first, kwargs)
@@ -174,8 +166,8 @@ def make_method_runner(
         async def handler(call: ToolCall) -> Any:
             value = given if call.arguments is arguments else validate(dict(call.arguments))
             if payload is None:  # handle() does not read the payload
-                return await _call(method, is_async, for_handler)
-            return await _call(method, is_async, {**for_handler, payload: value})
+                return await call_off_loop(method, is_async, for_handler)
+            return await call_off_loop(method, is_async, {**for_handler, payload: value})
 
         return await _through(tool, arguments, handler, innermost_first, kwargs)
 
