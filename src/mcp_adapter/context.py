@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
 from mcp.types import CLIENT_CAPABILITIES_META_KEY
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -28,8 +30,24 @@ def _capabilities(ctx: Any, meta: Mapping[str, Any]) -> Any:
     return capabilities.model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
-def _identity() -> tuple[Identity | None, Mapping[str, Any] | None]:
-    token = get_access_token()
+def access_token(ctx: Any) -> AccessToken | None:
+    """The verified token of the request ``ctx`` describes, or ``None``.
+
+    On HTTP it is read from that request's own ASGI scope (``scope["user"]``,
+    set by the authentication middleware for this request only), never from a
+    context variable, which a connection's later requests can inherit. Off
+    HTTP (stdio, in process) it is the SDK's auth context, which no transport
+    of this package sets: in-process callers set it to act as someone.
+    """
+    http_request = getattr(ctx, "request", None)
+    if http_request is not None:
+        user = http_request.scope.get("user")
+        return user.access_token if isinstance(user, AuthenticatedUser) else None
+    return get_access_token()
+
+
+def _identity(ctx: Any) -> tuple[Identity | None, Mapping[str, Any] | None]:
+    token = access_token(ctx)
     if token is None:
         return None, None
     identity = Identity(
@@ -89,7 +107,7 @@ def snapshot(
     raw_params: Mapping[str, Any] = getattr(ctx, "params", None) or {}
     meta = _wire_meta(raw_params, getattr(ctx, "meta", None))
     http_request = getattr(ctx, "request", None)
-    identity, authentication = _identity()
+    identity, authentication = _identity(ctx)
     return McpRequest(
         id=getattr(ctx, "request_id", None),
         method=getattr(ctx, "method", ""),

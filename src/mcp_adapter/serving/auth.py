@@ -1,7 +1,9 @@
 """Bearer authentication for the HTTP app, on the SDK's ``TokenVerifier`` and middleware.
 
-A verified token becomes ``McpRequest.identity`` and ``authentication`` (the
-SDK's auth context carries it to the handler). Missing or invalid tokens get
+A verified token becomes ``McpRequest.identity`` and ``authentication``, read
+from the request's own ASGI scope. The SDK's auth context variable (which its
+``RequestStateBoundary`` reads for the principal) is set for every request, to
+the caller or to nobody, and reset when it ends. Missing or invalid tokens get
 ``401`` with ``WWW-Authenticate: Bearer ...``; a token without a required scope
 gets ``403 insufficient_scope``.
 """
@@ -11,8 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
-from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
+from mcp.server.auth.middleware.auth_context import auth_context_var
+from mcp.server.auth.middleware.bearer_auth import (
+    AuthenticatedUser,
+    BearerAuthBackend,
+    RequireAuthMiddleware,
+)
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.routes import build_resource_metadata_url, create_protected_resource_routes
 from pydantic import AnyHttpUrl
@@ -60,7 +66,7 @@ class BearerAuth:
         backend = BearerAuthBackend(self.verifier, resource_server_url=resource)
         return [
             Middleware(AuthenticationMiddleware, backend=backend),
-            Middleware(AuthContextMiddleware),
+            Middleware(RequestAuthContext),
         ]
 
     def protect(self, app: ASGIApp) -> ASGIApp:
@@ -79,6 +85,33 @@ class BearerAuth:
             authorization_servers=[AnyHttpUrl(self.issuer_url)],
             scopes_supported=list(self.required_scopes) or None,
         )
+
+
+class RequestAuthContext:
+    """ASGI middleware: the SDK's auth context variable holds this request's caller, or nobody.
+
+    The SDK's own ``AuthContextMiddleware`` sets the variable for authenticated
+    requests only. A value set inside one request can outlive it: uvicorn
+    resumes reading a keep-alive socket from inside the request that paused it
+    (a body over 64 KiB), so the connection's next request task starts in a
+    copy of that request's context. Setting the variable on every request,
+    ``None`` included, and resetting it afterwards means no request runs with
+    another's identity, whatever it inherited.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        user = scope.get("user")
+        token = auth_context_var.set(user if isinstance(user, AuthenticatedUser) else None)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            auth_context_var.reset(token)
 
 
 class _TokenOptional:

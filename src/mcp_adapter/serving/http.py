@@ -21,12 +21,13 @@ from mcp.server.transport_security import (
 from mcp.types import INVALID_PARAMS, INVALID_REQUEST
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from container import Container
 from mcp_adapter.sdk import build_sdk_server
-from mcp_adapter.serving.auth import BearerAuth
+from mcp_adapter.serving.auth import BearerAuth, RequestAuthContext
 from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id
 from mcp_adapter.serving.servable import Servable, catalog_of
 from mcp_adapter.serving.toolsets import TOOLSET_PATH_PARAM, ToolsetGate, ToolsetRouter
@@ -423,7 +424,7 @@ def http_app(
     app = Starlette(
         debug=debug,
         routes=routes,
-        middleware=auth.middleware() if auth is not None else None,
+        middleware=auth.middleware() if auth is not None else [Middleware(RequestAuthContext)],
         lifespan=lifespan,
     )
     app.state.mcp_session_manager = manager
