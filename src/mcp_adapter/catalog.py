@@ -129,6 +129,8 @@ class Catalog:
     templates: tuple[CompiledResource, ...] = ()
     prompts: Mapping[str, CompiledPrompt] = field(default_factory=dict)
     page_size: int = 100
+    input_timeout: float = 300.0
+    """Seconds a 2025-11-25 client has to answer an elicitation (``Server.input_timeout``)."""
 
     @property
     def toolsets(self) -> frozenset[str]:

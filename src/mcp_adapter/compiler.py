@@ -414,6 +414,7 @@ def compile_server(
         resources=MappingProxyType(static),
         templates=tuple(templates),
         prompts=MappingProxyType(prompt_table),
+        input_timeout=server.input_timeout,
     )
 
 

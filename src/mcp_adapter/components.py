@@ -96,3 +96,5 @@ class Server:
     tools: ClassVar[Sequence[type[Tool[Any, Any]]]] = ()
     resources: ClassVar[Sequence[type[Resource]]] = ()
     prompts: ClassVar[Sequence[type[Prompt]]] = ()
+    input_timeout: ClassVar[float] = 300.0
+    """Seconds a 2025-11-25 client has to answer a request for input (elicitation)."""

@@ -11,6 +11,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.types import CLIENT_CAPABILITIES_META_KEY
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from mcp_adapter.input_requests import retried_answers
 from mcp_adapter.request import Identity, McpRequest, Transport, freeze
 
 
@@ -108,6 +109,8 @@ def snapshot(
     meta = _wire_meta(raw_params, getattr(ctx, "meta", None))
     http_request = getattr(ctx, "request", None)
     identity, authentication = _identity(ctx)
+    modern = is_modern(ctx)
+    answers, state = retried_answers(raw_params) if modern else ({}, None)
     return McpRequest(
         id=getattr(ctx, "request_id", None),
         method=getattr(ctx, "method", ""),
@@ -118,8 +121,8 @@ def snapshot(
         meta=freeze(meta),
         uri=uri,
         uri_variables=freeze(uri_variables or {}),
-        input_responses=freeze(raw_params.get("inputResponses") or {}),
-        request_state=raw_params.get("requestState"),
+        input_responses=freeze(answers),
+        request_state=state,
         identity=identity,
         authentication=authentication,
         client_capabilities=freeze(_capabilities(ctx, meta)),

@@ -7,6 +7,7 @@ import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
+import anyio
 import anyio.from_thread
 import anyio.to_thread
 from mcp import MCPError, types
@@ -22,10 +23,12 @@ from mcp_adapter.catalog import (
 )
 from mcp_adapter.context import is_modern, snapshot, supports_elicitation
 from mcp_adapter.errors import RESOURCE_NOT_FOUND, forbidden, logger, new_incident, unknown
+from mcp_adapter.input_requests import accepted, envelope
 from mcp_adapter.request import McpRequest, Transport, freeze
 from mcp_adapter.response import McpResponse
 from mcp_adapter.results import (
     execution_failed,
+    input_timed_out,
     invalid_arguments,
     prompt_messages,
     resource_contents,
@@ -248,11 +251,17 @@ class Dispatcher:
                 if asking is None:
                     break
                 current = request or self.request(ctx)
+                modern = is_modern(ctx)
+                if not modern and not ctx.session.can_send_request:
+                    raise _no_back_channel()
                 if not supports_elicitation(current):
                     raise _missing_elicitation()
-                if is_modern(ctx):
+                if modern:
                     return _input_required(asking)
-                request = await self._elicit(ctx, asking, current)
+                try:
+                    request = await self._elicit(ctx, asking, current)
+                except TimeoutError:
+                    return input_timed_out(self.catalog.input_timeout)
                 outcome = await tool.handler.invoke(instance, scope, request, payload, spread)
             else:
                 raise RuntimeError(f"{tool.name} asked for input {MAX_INPUT_ROUNDS} times")
@@ -261,13 +270,24 @@ class Dispatcher:
             )
 
     async def _elicit(self, ctx: Any, asking: McpResponse, request: McpRequest) -> McpRequest:
-        """2025-11-25: ask through the SDK's elicitation request, answer as a retry would."""
+        """2025-11-25: ask through the SDK's elicitation request, answer as a retry would.
+
+        Each answer is checked against the schema asked for (an invalid one is
+        dropped, so the handler asks again); a client that does not answer
+        within the catalog's ``input_timeout`` ends the call.
+        """
         answers: dict[str, Any] = {}
         for key, form in (asking.input_requests or {}).items():
-            result = await ctx.session.elicit_form(
-                form.message, form.requested_schema, related_request_id=ctx.request_id
+            with anyio.fail_after(self.catalog.input_timeout):
+                result = await ctx.session.elicit_form(
+                    form.message, form.requested_schema, related_request_id=ctx.request_id
+                )
+            answer = accepted(
+                result.model_dump(by_alias=True, exclude_none=True, mode="json"),
+                form.requested_schema,
             )
-            answers[key] = result.model_dump(by_alias=True, exclude_none=True, mode="json")
+            if answer is not None:
+                answers[key] = answer
         return dataclasses.replace(
             request, input_responses=freeze(answers), request_state=asking.request_state
         )
@@ -458,6 +478,15 @@ def _missing_elicitation() -> MCPError:
     )
 
 
+def _no_back_channel() -> MCPError:
+    return MCPError(
+        types.INVALID_REQUEST,
+        "This tool needs input, and on 2025-11-25 this transport cannot send the server's "
+        "elicitation request (stateless or JSON-response HTTP); serve it statefully with SSE "
+        "responses, or call it with 2026-07-28",
+    )
+
+
 def _not_found(uri: str) -> MCPError:
     return MCPError(RESOURCE_NOT_FOUND, "Resource not found", {"uri": uri})
 
@@ -479,4 +508,4 @@ def _input_required(asking: McpResponse) -> types.InputRequiredResult:
         key: types.ElicitRequest(method="elicitation/create", params=form)
         for key, form in (asking.input_requests or {}).items()
     }
-    return types.InputRequiredResult(input_requests=requests, request_state=asking.request_state)
+    return types.InputRequiredResult(input_requests=requests, request_state=envelope(asking))

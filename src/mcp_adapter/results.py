@@ -186,6 +186,10 @@ def execution_failed(incident: str) -> types.CallToolResult:
     return error_result(f"Tool execution failed (incident {incident})", {"incident": incident})
 
 
+def input_timed_out(seconds: float) -> types.CallToolResult:
+    return error_result(f"The client did not answer the request for input within {seconds:g} s")
+
+
 def _blob_of(block: Any) -> tuple[str, str | None] | None:
     if isinstance(block, types.ImageContent | types.AudioContent):
         return block.data, block.mime_type

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcp.server import Server as SdkServer
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.shared.inbound import X_MCP_HEADER_KEY
 
 from container import Container
@@ -31,12 +32,20 @@ def header_schemas(catalog: Catalog) -> Callable[[str], Mapping[str, Any] | None
 
 
 def build_sdk_server(
-    catalog: Catalog, container: Container, *, transport: Transport = "memory"
+    catalog: Catalog,
+    container: Container,
+    *,
+    transport: Transport = "memory",
+    request_state_security: RequestStateSecurity | None = None,
 ) -> SdkServer[Any]:
     """A low-level SDK server whose handlers are the dispatcher's.
 
     Capabilities follow from the handlers: a catalog without tools does not
-    advertise the tools capability.
+    advertise the tools capability. The SDK's ``RequestStateBoundary`` seals
+    every 2026-07-28 ``requestState`` this server hands out and refuses any it
+    did not seal (``-32602 Invalid or expired requestState``), under
+    ``request_state_security`` (default: a key of this process only, as the
+    SDK's ``MCPServer`` does) with the server's name as audience.
     """
     dispatcher = Dispatcher(catalog, container, transport=transport)
     handlers: dict[str, Any] = {}
@@ -67,4 +76,6 @@ def build_sdk_server(
         icons=list(catalog.icons) if catalog.icons else None,
         **handlers,
     )
+    security = request_state_security or RequestStateSecurity.ephemeral()
+    server.middleware.append(RequestStateBoundary(security, default_audience=catalog.name))
     return server

@@ -122,7 +122,9 @@ async def test_2026_the_first_call_answers_input_required() -> None:
     result = (await client.tool("delete")).assertOk().result
     assert result is not None
     assert result["resultType"] == "input_required"
-    assert result["requestState"] == "step-1"
+    sealed = result["requestState"]
+    assert sealed.startswith("v1.")
+    assert "step-1" not in sealed  # sealed and encrypted by the SDK's RequestStateBoundary
     (key,) = result["inputRequests"]
     asked = result["inputRequests"][key]
     assert key == "confirm"
@@ -149,13 +151,15 @@ async def test_2026_the_retry_carries_input_responses_and_request_state(
 ) -> None:
     container, ledger = desk()
     client = McpTestClient(container, Desk, capabilities=ELICITATION)
+    first = (await client.tool("delete")).result
+    assert first is not None
     result = await client.request(
         "tools/call",
         {
             "name": "delete",
             "arguments": {},
             "inputResponses": {"confirm": answer},
-            "requestState": "step-1",
+            "requestState": first["requestState"],
         },
     )
     result.assertOk()

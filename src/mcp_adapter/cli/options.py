@@ -33,6 +33,8 @@ class ServeOptions:
     issuer_url: str | None = None
     allowed_hosts: tuple[str, ...] | None = None
     max_body_size: int | None = None
+    request_state_keys: tuple[str, ...] = field(default=(), repr=False)
+    """The ``requestState`` key ring, newest first (secrets: never printed)."""
     sys_path: tuple[str, ...] = field(default=(), compare=False)
 
     def to_env(self) -> str:
@@ -44,7 +46,7 @@ class ServeOptions:
         if not raw:
             raise RuntimeError(f"{ENV_VAR} is not set: start workers with `mcp-adapter serve`")
         data = json.loads(raw)
-        for key in ("toolsets", "scopes", "allowed_hosts", "sys_path"):
+        for key in ("toolsets", "scopes", "allowed_hosts", "request_state_keys", "sys_path"):
             if data.get(key) is not None:
                 data[key] = tuple(data[key])
         return cls(**data)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import secrets
 import socket
 import sys
 from typing import Any
 
 import anyio
+from mcp.server.request_state import RequestStateSecurity
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from starlette.applications import Starlette
 
@@ -22,6 +24,7 @@ from mcp_adapter.errors import CompileError
 from mcp_adapter.serving import NotServableError, catalog_of, http_app, serve_stdio
 
 WORKER_APP = "mcp_adapter.cli.asgi:create_app"
+KEYS_ENV = "MCP_ADAPTER_REQUEST_STATE_KEYS"
 
 
 def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -86,6 +89,16 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         help="refuse HTTP request bodies larger than this with 413 "
         f"(default {DEFAULT_MAX_REQUEST_BODY_SIZE}, 4 MiB)",
     )
+    parser.add_argument(
+        "--request-state-key",
+        action="append",
+        default=[],
+        dest="request_state_keys",
+        metavar="KEY",
+        help="a secret (32+ bytes) sealing 2026-07-28 requestState, shared by every worker "
+        f"and replica; repeatable, newest first, to rotate keys (default: ${KEYS_ENV}, "
+        "comma-separated, else a key made at start for this server's processes only)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -125,10 +138,36 @@ def options_of(args: argparse.Namespace) -> ServeOptions:
         issuer_url=args.issuer_url,
         allowed_hosts=tuple(args.allowed_hosts) if args.allowed_hosts else None,
         max_body_size=args.max_body_size,
+        request_state_keys=_request_state_keys(args.request_state_keys, args.workers),
         sys_path=tuple(sys.path),
     )
     _check(options)
     return options
+
+
+def _request_state_keys(given: list[str], workers: int) -> tuple[str, ...]:
+    """The key ring: the flags, else the environment; several workers share a key made now."""
+    keys = tuple(given) or tuple(
+        key.strip() for key in os.environ.get(KEYS_ENV, "").split(",") if key.strip()
+    )
+    if not keys and workers > 1:
+        keys = (secrets.token_hex(32),)
+    request_state_security(keys)  # refuse a bad key before anything starts
+    return keys
+
+
+def request_state_security(keys: tuple[str, ...]) -> RequestStateSecurity | None:
+    """The sealing policy for ``keys``; ``None`` (a key of this process only) without keys."""
+    if not keys:
+        return None
+    try:
+        return RequestStateSecurity(keys=list(keys))
+    except ValueError as exc:
+        message = str(exc).split(". Generate")[0]
+        raise CliError(
+            f"--request-state-key: {message}",
+            'make one with: python -c "import secrets; print(secrets.token_hex(32))"',
+        ) from None
 
 
 def _check(options: ServeOptions) -> None:
@@ -212,6 +251,7 @@ def build_app(options: ServeOptions) -> Starlette:
                 if options.max_body_size is None
                 else options.max_body_size
             ),
+            request_state_security=request_state_security(options.request_state_keys),
             close_container=True,
         )
     except ValueError as exc:
@@ -243,7 +283,12 @@ def _serve_stdio(options: ServeOptions) -> int:
         options.toolsets,
     )
     print(f"MCP server {catalog.name!r} on stdio", file=sys.stderr, flush=True)
-    anyio.run(lambda: serve_stdio(catalog, container, close_container=True))
+    security = request_state_security(options.request_state_keys)
+    anyio.run(
+        lambda: serve_stdio(
+            catalog, container, close_container=True, request_state_security=security
+        )
+    )
     return 0
 
 

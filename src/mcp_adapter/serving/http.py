@@ -12,6 +12,7 @@ from typing import Any
 import anyio
 from mcp.server import Server as SdkServer
 from mcp.server.auth.provider import TokenVerifier
+from mcp.server.request_state import RequestStateSecurity
 from mcp.server.streamable_http import EventStore
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import (
@@ -338,6 +339,7 @@ def http_app(
     retry_interval: int | None = None,
     max_request_body_size: int = DEFAULT_MAX_REQUEST_BODY_SIZE,
     configure: Callable[[SdkServer[Any]], None] | None = None,
+    request_state_security: RequestStateSecurity | None = None,
     debug: bool = False,
 ) -> Starlette:
     """A Starlette app serving ``servable`` over streamable HTTP at ``path``.
@@ -362,6 +364,9 @@ def http_app(
     - ``configure``: called with the SDK's low-level server before serving, to
       register handlers the adapter does not own (``logging/setLevel``,
       ``resources/subscribe``, ...).
+    - ``request_state_security``: the SDK's policy sealing 2026-07-28
+      ``requestState`` (default: a key made for this process only; several
+      workers or replicas need ``RequestStateSecurity(keys=[...])``).
 
     The app's lifespan must run (uvicorn does that); when mounting it, run
     :func:`mcp_lifespan` in the parent app's lifespan. ``app.state.mcp_catalog``
@@ -370,7 +375,9 @@ def http_app(
     catalog = catalog_of(servable, container)
     if toolsets is not None:
         catalog = catalog.select(toolsets)
-    server = build_sdk_server(catalog, container, transport="http")
+    server = build_sdk_server(
+        catalog, container, transport="http", request_state_security=request_state_security
+    )
     if catalog.toolsets:
         ToolsetRouter(catalog, container).install(server)
     if configure is not None:

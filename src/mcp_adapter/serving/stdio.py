@@ -12,6 +12,7 @@ from typing import Protocol, Self
 
 import anyio
 from mcp.server import stdio as sdk_stdio
+from mcp.server.request_state import RequestStateSecurity
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
@@ -175,6 +176,7 @@ async def serve_stdio(
     stdin: anyio.AsyncFile[str] | None = None,
     stdout: anyio.AsyncFile[str] | None = None,
     close_container: bool = False,
+    request_state_security: RequestStateSecurity | None = None,
 ) -> None:
     """Serve ``servable`` over stdio until the client closes stdin.
 
@@ -184,10 +186,13 @@ async def serve_stdio(
     2025-11-25 handshake and 2026-07-28 per-request envelopes on one stream;
     a line that is not JSON, or not a JSON-RPC message (a request whose ``id``
     is not a string or an integer included), is answered with
-    ``-32700``/``-32600`` and ``id: null``.
+    ``-32700``/``-32600`` and ``id: null``. ``request_state_security`` seals
+    2026-07-28 ``requestState`` (see :func:`mcp_adapter.sdk.build_sdk_server`).
     """
     catalog = catalog_of(servable, container)
-    server = build_sdk_server(catalog, container, transport="stdio")
+    server = build_sdk_server(
+        catalog, container, transport="stdio", request_state_security=request_state_security
+    )
     try:
         with _stdin(stdin) as lines:
             async with stdio_server(lines, stdout) as (read, write):
