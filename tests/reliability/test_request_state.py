@@ -347,3 +347,58 @@ def test_another_caller_cannot_replay_a_state(served: str, thief: str | None) ->
     assert stolen["error"]["message"] == INVALID
     honest = _post(served, retry, "user-alice")
     assert honest["result"]["content"][0]["text"] == "deleted everything"
+
+
+# -- 2025-11-25: a client that never answers ----------------------------------------------------
+
+
+class Held:
+    """A scoped resource; it must be released when the call gives up waiting."""
+
+
+class HoldingTool(Tool):
+    name = "holding"
+
+    async def handle(self, request: McpRequest, held: Held) -> McpResponse:
+        if request.input_responses.get("confirm") is None:
+            return McpResponse.elicit("Still there?", Confirm, key="confirm")
+        return McpResponse.text("answered")
+
+
+class Impatient(Server):
+    name = "impatient"
+    tools = (HoldingTool,)
+    input_timeout = 0.2
+
+
+async def test_2025_a_client_that_never_answers_releases_the_call() -> None:
+    import anyio
+
+    container = Container()
+    released: list[str] = []
+
+    def held() -> Iterator[Held]:
+        yield Held()
+        released.append("released")
+
+    container.scoped(Held, held)
+    waiting = anyio.Event()
+
+    async def never(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        waiting.set()
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    client = McpTestClient(
+        container,
+        Impatient,
+        protocol="2025-11-25",
+        capabilities=ELICITATION,
+        on_server_request=never,
+    )
+    with anyio.fail_after(30):
+        result = await client.tool("holding")
+    assert waiting.is_set()
+    result.assertError("did not answer the request for input within 0.2 s")
+    assert released == ["released"]
+    assert Server.input_timeout == 300.0

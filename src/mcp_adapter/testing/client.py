@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 from collections.abc import Awaitable, Callable, Mapping
@@ -158,19 +159,28 @@ class McpTestClient:
             await write.send(_decode(text))
             wanted = _request_id(text)
             notifications: list[dict[str, Any]] = []
-            while True:
-                incoming = await read.receive()
-                if isinstance(incoming, Exception):
-                    raise incoming
-                message = _encode(incoming)
-                if "method" in message and "id" in message:
-                    await write.send(_decode(json.dumps(await self._answer(message))))
-                elif "method" in message:
-                    notifications.append(message)
-                elif message.get("id") == wanted or wanted is None:
-                    await write.aclose()
-                    break
+            async with anyio.create_task_group() as replies:
+                # The server's own requests are answered beside the exchange, as a real
+                # client does: one the client never answers cannot hold up the call's answer.
+                while True:
+                    incoming = await read.receive()
+                    if isinstance(incoming, Exception):
+                        raise incoming
+                    message = _encode(incoming)
+                    if "method" in message and "id" in message:
+                        replies.start_soon(self._reply, message, write)
+                    elif "method" in message:
+                        notifications.append(message)
+                    elif message.get("id") == wanted or wanted is None:
+                        replies.cancel_scope.cancel()
+                        await write.aclose()
+                        break
         return McpResult(message, tuple(notifications))
+
+    async def _reply(self, message: dict[str, Any], write: Any) -> None:
+        answer = await self._answer(message)
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+            await write.send(_decode(json.dumps(answer)))
 
     async def _handshake(self, read: Any, write: Any) -> None:
         init = {
