@@ -91,7 +91,7 @@ async def test_protected_resource_metadata_is_advertised() -> None:
     assert denied.status_code == 401
     expected = 'resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp"'
     assert expected in denied.headers["www-authenticate"]
-    assert metadata.json()["authorization_servers"] == ["https://auth.example.com/"]
+    assert metadata.json()["authorization_servers"] == ["https://auth.example.com"]  # as given
     assert metadata.json()["scopes_supported"] == ["read"]
 
 

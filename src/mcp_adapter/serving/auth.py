@@ -20,10 +20,18 @@ from mcp.server.auth.middleware.bearer_auth import (
     RequireAuthMiddleware,
 )
 from mcp.server.auth.provider import TokenVerifier
-from mcp.server.auth.routes import build_resource_metadata_url, create_protected_resource_routes
+from mcp.server.auth.routes import (
+    build_resource_metadata_url,
+    cors_middleware,
+    create_protected_resource_routes,
+)
+from mcp.shared.auth import ProtectedResourceMetadata
 from pydantic import AnyHttpUrl
+from starlette.authentication import AuthCredentials, UnauthenticatedUser
 from starlette.middleware import Middleware
 from starlette.middleware.authentication import AuthenticationMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -64,10 +72,11 @@ class BearerAuth:
             else None
         )
         backend = BearerAuthBackend(self.verifier, resource_server_url=resource)
-        return [
-            Middleware(AuthenticationMiddleware, backend=backend),
-            Middleware(RequestAuthContext),
-        ]
+        layers = [Middleware(AuthenticationMiddleware, backend=backend)]
+        if self.anonymous and self.required_scopes:
+            layers.append(Middleware(AnonymousBelowScope, required_scopes=self.required_scopes))
+        layers.append(Middleware(RequestAuthContext))
+        return layers
 
     def protect(self, app: ASGIApp) -> ASGIApp:
         """``app`` behind the token (and scope) requirement."""
@@ -77,14 +86,34 @@ class BearerAuth:
         return required
 
     def routes(self) -> list[Route]:
-        """The RFC 9728 protected-resource metadata route, when this server has a public URL."""
+        """The RFC 9728 protected-resource metadata route, when this server has a public URL.
+
+        The SDK's route at the SDK's path, answering the SDK's metadata model, except
+        that the issuer is published exactly as configured: the model's URL type adds
+        a ``/`` to a bare host, and clients compare issuer identifiers as strings
+        (RFC 8414, 3.3), so ``https://auth.example.com`` must stay as it is.
+        """
         if not (self.resource_server_url and self.issuer_url):
             return []
-        return create_protected_resource_routes(
-            resource_url=AnyHttpUrl(self.resource_server_url),
+        scopes = list(self.required_scopes) or None
+        resource = AnyHttpUrl(self.resource_server_url)
+        (sdk_route,) = create_protected_resource_routes(
+            resource_url=resource,
             authorization_servers=[AnyHttpUrl(self.issuer_url)],
-            scopes_supported=list(self.required_scopes) or None,
+            scopes_supported=scopes,
         )
+        metadata = ProtectedResourceMetadata(
+            resource=resource,
+            authorization_servers=[AnyHttpUrl(self.issuer_url)],
+            scopes_supported=scopes,
+        ).model_dump(mode="json", exclude_none=True)
+        metadata["authorization_servers"] = [self.issuer_url]
+
+        def handle(_: Request) -> Response:
+            return JSONResponse(metadata, headers={"Cache-Control": "public, max-age=3600"})
+
+        methods = ["GET", "OPTIONS"]
+        return [Route(sdk_route.path, endpoint=cors_middleware(handle, methods), methods=methods)]
 
 
 class RequestAuthContext:
@@ -114,8 +143,39 @@ class RequestAuthContext:
             auth_context_var.reset(token)
 
 
+_BELOW_SCOPE = "mcp_adapter.auth.below_scope"
+"""ASGI scope key: this request's valid token lacked a required scope; it is served as anonymous."""
+
+
+class AnonymousBelowScope:
+    """With ``anonymous=True`` and required scopes: a valid token without them is anonymous.
+
+    An anonymous caller passes; one whose token is valid but lacks a required
+    scope must not be treated more strictly for having shown it, nor be given
+    an identity the scopes do not grant. Its request goes on with no identity,
+    as a request without ``Authorization`` would. (An invalid token is still
+    ``401``: its holder needs to know the credential is broken.)
+    """
+
+    def __init__(self, app: ASGIApp, required_scopes: Sequence[str]) -> None:
+        self.app = app
+        self.required_scopes = frozenset(required_scopes)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        user = scope.get("user")
+        if isinstance(user, AuthenticatedUser) and not self.required_scopes <= set(user.scopes):
+            scope = {
+                **scope,
+                "user": UnauthenticatedUser(),
+                "auth": AuthCredentials(),
+                _BELOW_SCOPE: True,
+            }
+        await self.app(scope, receive, send)
+
+
 class _TokenOptional:
-    """No ``Authorization`` header: straight through. A header: it must be valid."""
+    """No ``Authorization`` header (or a valid one below the scopes): straight through, as
+    nobody. A header otherwise: it must be valid and carry the scopes."""
 
     def __init__(self, app: ASGIApp, required: ASGIApp) -> None:
         self.app = app
@@ -123,7 +183,8 @@ class _TokenOptional:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = scope.get("headers") or ()
-        if any(key.lower() == b"authorization" for key, _ in headers):
+        shown = any(key.lower() == b"authorization" for key, _ in headers)
+        if shown and not scope.get(_BELOW_SCOPE):
             await self.required(scope, receive, send)
         else:
             await self.app(scope, receive, send)
