@@ -8,6 +8,7 @@ from container.container import Container
 from container.errors import (
     AsyncResolutionRequired,
     ContainerError,
+    ContextNotGiven,
     FinalizerError,
     Problem,
     ProblemKind,
@@ -16,13 +17,14 @@ from container.errors import (
     ValidationError,
 )
 from container.lifetime import Lifetime
-from container.scope import Scope
+from container.scope import Scope, SessionScope
 
 __all__ = [
     "AsyncResolutionRequired",
     "Binding",
     "Container",
     "ContainerError",
+    "ContextNotGiven",
     "FinalizerError",
     "Lifetime",
     "Problem",
@@ -31,5 +33,6 @@ __all__ = [
     "ResolutionError",
     "Scope",
     "ScopeError",
+    "SessionScope",
     "ValidationError",
 ]

@@ -31,6 +31,8 @@ class ProviderKind(enum.Enum):
     """A zero-argument callable whose own dependencies are managed elsewhere."""
     ASYNC_EXTERNAL = "async external provider"
     """An external provider whose value must be awaited."""
+    CONTEXT = "context value"
+    """Never built: the scope of its level is given the value (``container.scope(context=...)``)."""
 
     @property
     def is_async(self) -> bool:
@@ -139,6 +141,15 @@ def classify(target: Any) -> tuple[ProviderKind, Callable[..., Any]]:
     return ProviderKind.FACTORY, target
 
 
+def _never_built(key: Any) -> Callable[[], Any]:
+    def build() -> Any:
+        from container.introspect import type_name
+
+        raise TypeError(f"{type_name(key)} is a context value: scopes are given it")
+
+    return build
+
+
 @dataclass(frozen=True, slots=True)
 class Binding:
     """A key bound to a target with a lifetime.
@@ -163,6 +174,16 @@ class Binding:
     @classmethod
     def instance(cls, key: Any, value: Any) -> Binding:
         return cls(key, value, Lifetime.SINGLETON, ProviderKind.INSTANCE, lambda: value)
+
+    @classmethod
+    def context(cls, key: Any, lifetime: Lifetime) -> Binding:
+        """``key`` is a value the scopes of ``lifetime``'s level are given, never built."""
+        if lifetime not in (Lifetime.SESSION, Lifetime.SCOPED):
+            raise ValueError(
+                f"a context value belongs to session or request scopes, not {lifetime.value}; "
+                "bind a value shared by everyone with container.instance()"
+            )
+        return cls(key, key, lifetime, ProviderKind.CONTEXT, _never_built(key))
 
     def __repr__(self) -> str:
         from container.introspect import type_name

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from container.binding import ProviderKind
-from container.errors import AsyncResolutionRequired
+from container.errors import AsyncResolutionRequired, ContextNotGiven
 from container.graph import Node
 from container.interop import caches_itself, is_resource, resource_shutdown
 from container.introspect import type_name
@@ -42,7 +42,16 @@ def _needs_await(value: Any, key: Any) -> None:
     )
 
 
+def _not_given(ctx: Any, key: Any) -> Any:
+    name = type_name(key)
+    raise ContextNotGiven(
+        f"{name} is a context value and this scope was not given one; "
+        f"open the scope with container.scope(context={{{name}: value}})"
+    )
+
+
 _HELPERS: dict[str, Any] = {
+    "NOT_GIVEN": _not_given,
     "NO_YIELD": _no_yield,
     "NEEDS_AWAIT": _needs_await,
     "ISAWAITABLE": inspect.isawaitable,
@@ -86,6 +95,13 @@ class _Emitter:
         if binding.kind is ProviderKind.INSTANCE:
             return self.bind("V", binding.target)
         local = self.bind("v", None)
+        if binding.kind is ProviderKind.CONTEXT:
+            k = self.bind("K", key)
+            self.emit("try:", depth)
+            self.emit(f"    {local} = ctx.context[{k}]", depth)
+            self.emit("except KeyError:", depth)
+            self.emit(f"    {local} = NOT_GIVEN(ctx, {k})", depth)
+            return local
         if binding.kind.is_external and (
             lifetime is Lifetime.TRANSIENT
             or (lifetime is Lifetime.SINGLETON and caches_itself(binding.target))
@@ -106,6 +122,13 @@ class _Emitter:
             self.read_singleton(local, k, depth)
             self.emit(f"if {local} is MISSING:", depth)
             self.emit(f"    {local} = {aw}{builder}(ctx)", depth)
+            return local
+        if lifetime is Lifetime.SESSION:
+            # built once per session, in the session scope (a lone request scope is its own)
+            k = self.bind("K", key)
+            create = self.bind("C", self.creator(node))
+            slot = "ASESSION" if use_async else "SESSION"
+            self.emit(f"{local} = {aw}{slot}(ctx, {k}, {create})", depth)
             return local
         if not top and self.budget <= 0:
             self.delegated = True
@@ -164,7 +187,7 @@ class _Emitter:
         return sub.finish(local, name="create")
 
     def namespace_base(self) -> dict[str, Any]:
-        keep = ("SINGLETONS", "MISSING", "ROOT", "SLOT", *_HELPERS)
+        keep = ("SINGLETONS", "MISSING", "ROOT", "SLOT", "SESSION", "ASESSION", *_HELPERS)
         return {k: self.namespace[k] for k in keep if k in self.namespace}
 
     def construct(self, node: Node, local: str, depth: int) -> None:
@@ -261,6 +284,7 @@ def compile_builder(
     is_async: bool,
     singletons: dict[Any, Any],
     singleton_slot: Callable[..., Any],
+    session_slots: tuple[Callable[..., Any], Callable[..., Any]],
     root: Any,
 ) -> Callable[..., Any]:
     """The builder for ``node``: sync, or async when ``is_async``.
@@ -269,10 +293,12 @@ def compile_builder(
     is not inlined. Singletons are created against ``root`` (their
     dependencies never see a request scope) through
     ``singleton_slot(key, create, root)``, which makes the first
-    construction happen once under a lock.
+    construction happen once under a lock. ``session_slots`` (sync, async) do
+    the same for session-scoped keys, in the session scope of the context.
     """
     emitter = _Emitter(node_of, builder_of, singleton_slot, is_async)
     emitter.namespace.update(SINGLETONS=singletons, MISSING=MISSING, ROOT=root, SLOT=singleton_slot)
+    emitter.namespace.update(SESSION=session_slots[0], ASESSION=session_slots[1])
     emitter.namespace.update(_HELPERS)
     result = emitter.value(node.key, 1, top=True)
     if node.binding.lifetime is not Lifetime.SINGLETON and not emitter.delegated:

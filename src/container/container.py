@@ -28,9 +28,12 @@ from container.introspect import EMPTY, AnnotationError, parameters, type_name
 from container.lifetime import Lifetime
 from container.scope import (
     ASYNC_EXIT,
+    NO_CONTEXT,
     SYNC_EXIT,
     Exit,
+    GivenScope,
     Scope,
+    SessionScope,
     run_exits_async,
     run_exits_sync,
 )
@@ -61,11 +64,15 @@ class _NoScopeCache(dict[Any, Any]):
 
 
 class _Root:
-    __slots__ = ("cache", "exits")
+    """The resolution context outside any scope: singletons and transients only."""
+
+    __slots__ = ("cache", "context", "exits", "session")
 
     def __init__(self, exits: list[Exit]) -> None:
         self.cache: dict[Any, Any] = _NoScopeCache()
         self.exits = exits
+        self.context: Mapping[Any, Any] = NO_CONTEXT
+        self.session = self
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,10 +176,14 @@ class Container:
         self._async: dict[Any, AsyncBuilder] = {}
         self._resolvers: dict[Any, tuple[bool, Callable[[Any], Any]]] = {}
         self._call_plans: dict[Any, CallPlan] = {}
+        self.generation = 0
+        """Counts binding changes (overrides included): plans compiled elsewhere from this
+        container are stale once it differs from the value they were compiled at."""
         self._reset()
 
     def _reset(self) -> None:
         """Forget every compiled plan (the dicts are cleared in place: scopes hold them)."""
+        self.generation += 1
         self._graph = Graph(self._bindings)
         self._sync.clear()
         self._async.clear()
@@ -206,6 +217,21 @@ class Container:
     def instance(self, key: Any, value: Any) -> Binding:
         """Bind ``key`` to an existing value, shared by everyone."""
         binding = Binding.instance(key, value)
+        self._set(key, binding)
+        return binding
+
+    def context(self, key: Any, lifetime: Lifetime = Lifetime.SCOPED) -> Binding:
+        """Declare ``key`` a context value: given to scopes, never built or autowired.
+
+        Request scopes (``lifetime=Lifetime.SCOPED``) or sessions
+        (``Lifetime.SESSION``) are given the value when they open:
+        ``container.scope(context={Tenant: tenant})``. Services of that level or
+        deeper may depend on it; a singleton (or a session-scoped service, for a
+        request-level value) that does is a captive dependency, reported by
+        ``check()``. Resolving it in a scope that was not given one raises
+        ``ContextNotGiven``.
+        """
+        binding = Binding.context(key, lifetime)
         self._set(key, binding)
         return binding
 
@@ -425,6 +451,7 @@ class Container:
             is_async=is_async,
             singletons=self._singletons,
             singleton_slot=self._async_singleton_slot if is_async else self._singleton_slot,
+            session_slots=(self._session_slot, self._async_session_slot),
             root=self._root,
         )
 
@@ -450,6 +477,44 @@ class Container:
             if value is MISSING:
                 value = await create(root)
                 self._singletons[key] = value
+            return value
+
+    def _session_slot(self, ctx: Any, key: Any, create: Builder) -> Any:
+        """The session's value for ``key``, created once (under a lock) in the session."""
+        session = ctx.session
+        try:
+            return session.cache[key]
+        except KeyError:
+            pass
+        with self._lock:
+            value = session.cache.get(key, MISSING)  # outside a scope, or closed: refused
+            if value is MISSING:
+                value = create(session)
+                session.cache[key] = value
+            return value
+
+    async def _async_session_slot(
+        self, ctx: Any, key: Any, create: Callable[[Any], Awaitable[Any]]
+    ) -> Any:
+        session = ctx.session
+        try:
+            return session.cache[key]
+        except KeyError:
+            pass
+        locks: dict[Any, anyio.Lock] | None = getattr(session, "_locks", None)
+        if locks is None:  # a scope that is its own session: created like a scoped value
+            session.cache.get(key)  # outside a scope, or closed: refused
+            value = await create(session)
+            session.cache[key] = value
+            return value
+        lock = locks.get(key)
+        if lock is None:
+            lock = locks.setdefault(key, anyio.Lock())
+        async with lock:
+            value = session.cache.get(key, MISSING)
+            if value is MISSING:
+                value = await create(session)
+                session.cache[key] = value
             return value
 
     def call_plan(self, fn: Callable[..., Any]) -> CallPlan:
@@ -494,10 +559,17 @@ class Container:
 
     # -- scopes and lifecycle -------------------------------------------------------
 
-    def scope(self) -> Scope:
-        """A new scope; use it with ``with`` or ``async with``."""
-        # What Scope(self) does, without calling Scope.__init__ (a call per scope);
-        # keep the two in step (tests/container/test_scopes.py compares them).
+    def scope(self, context: Mapping[Any, Any] | None = None) -> Scope:
+        """A new (request) scope, given ``context`` values; use it with ``with`` or
+        ``async with``. Opened outside a session, it is its own session."""
+        # What Scope(self, context) does, without calling Scope.__init__ (a call per
+        # scope); keep the two in step (tests/container/test_scopes.py compares them).
+        scope = _new_scope(Scope)
+        scope._container = self
+        scope._builders = self._sync
+        scope._resolvers = self._resolvers
+        if context is not None:
+            return GivenScope(self, context)
         scope = _new_scope(Scope)
         scope._container = self
         scope._builders = self._sync
@@ -505,6 +577,11 @@ class Container:
         scope.cache = {}
         scope.exits = []
         return scope
+
+    def session(self, context: Mapping[Any, Any] | None = None) -> SessionScope:
+        """A new session: ``Lifetime.SESSION`` values live in it until it closes, shared by
+        the request scopes opened in it with ``session.scope()``."""
+        return SessionScope(self, context)
 
     @overload
     def get(self, key: type[T]) -> T: ...

@@ -68,6 +68,10 @@ class ScopeError(ContainerError):
     """A service was resolved where its lifetime does not allow it, or a scope was misused."""
 
 
+class ContextNotGiven(ScopeError):
+    """A context value was needed and the scope resolving it was not given one."""
+
+
 class AsyncResolutionRequired(ContainerError):
     """A synchronous ``get()`` was asked for a service that needs ``await aget()``."""
 

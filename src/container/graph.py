@@ -11,7 +11,7 @@ from typing import Any
 from container.binding import Binding, ProviderKind
 from container.errors import Problem, ProblemKind
 from container.introspect import AnnotationError, Param, parameters, type_name
-from container.lifetime import Lifetime
+from container.lifetime import APP, Lifetime
 
 _NOT_AUTOWIRED_MODULES = frozenset({"builtins", "typing", "types", "collections.abc", "abc"})
 
@@ -43,8 +43,9 @@ class Node:
     """A key as the container will build it.
 
     ``is_async`` is true when the key or anything below it needs awaiting;
-    ``scoped_below`` when anything it captures lives per scope, and
-    ``scoped_via`` names the steps from this key down to that scoped key.
+    ``level`` is the deepest scope level it needs (0: the container, 1: a
+    session, 2: a request; see ``Lifetime.level``), and ``level_via`` names the
+    steps from this key down to the key that needs it.
     ``problems`` carry paths relative to this node: they start at its own
     step (a missing key has an empty path; its parent names the parameter).
     """
@@ -53,8 +54,10 @@ class Node:
     binding: Binding
     deps: tuple[Dependency, ...] = ()
     is_async: bool = False
-    scoped_below: bool = False
-    scoped_via: tuple[str, ...] = ()
+    level: int = APP
+    level_via: tuple[str, ...] = ()
+    level_from: Binding | None = None
+    """The binding at the end of ``level_via``: what sets the level."""
     problems: list[Problem] = field(default_factory=list)
 
     @property
@@ -101,6 +104,41 @@ def cause(problem: Problem) -> Any:
     if problem.kind is ProblemKind.CYCLE:
         return problem.kind, frozenset(problem.message.split(" -> "))
     return problem.kind, problem.message, problem.path[-1] if problem.path else None
+
+
+_NO_DEPENDENCIES = frozenset({ProviderKind.INSTANCE, ProviderKind.CONTEXT})
+
+
+_AS = {
+    Lifetime.SINGLETON: "a singleton",
+    Lifetime.SESSION: "session-scoped",
+    Lifetime.SCOPED: "scoped",
+    Lifetime.TRANSIENT: "transient",
+}
+
+
+def _captive(name: str, lifetime: Lifetime, captured: Node) -> Problem:
+    """``name`` (of ``lifetime``) would keep a value that lives in a deeper scope."""
+    held = captured.level_via[-1]
+    through = captured.level_via[:-1]
+    via = f" through {' -> '.join(through)}" if through else ""
+    source = captured.level_from or captured.binding
+    deeper = source.lifetime
+    if source.kind is ProviderKind.CONTEXT:
+        what = f"context value {held}"
+        hint = (
+            f"make {name} {_AS[deeper]}, or pass what it needs from {held} to the method "
+            "that uses it"
+        )
+    else:
+        what = f"{deeper.value} {held}"
+        hint = f"make {name} {_AS[deeper]}, or make {held} {_AS[lifetime]}"
+    return Problem(
+        ProblemKind.CAPTIVE,
+        (name, *captured.level_via),
+        f"{lifetime.value} {name} would capture {what}{via}",
+        hint,
+    )
 
 
 class Graph:
@@ -171,10 +209,10 @@ class Graph:
 
     def _analyse(self, key: Any, binding: Binding, name: str) -> Node:
         node = Node(key, binding, is_async=binding.kind.is_async)
-        if binding.lifetime is Lifetime.SCOPED:
-            node.scoped_below = True
-            node.scoped_via = (name,)
-        if binding.kind is ProviderKind.INSTANCE or binding.kind.is_external:
+        own = binding.lifetime.level
+        if own > APP:
+            node.level, node.level_via, node.level_from = own, (name,), binding
+        if binding.kind in _NO_DEPENDENCIES or binding.kind.is_external:
             return node
         try:
             params = parameters(binding.factory)
@@ -185,29 +223,20 @@ class Graph:
             return node
         deps, problems = self.dependencies(params, (name,), owner=binding.target)
         node.problems.extend(problems)
-        captured: Node | None = None
+        deepest: Node | None = None
         for dep in deps:
             if dep.is_constant:
                 continue
             child = self.node(dep.key)
             node.is_async = node.is_async or child.is_async
-            if child.scoped_below and child.binding.lifetime is not Lifetime.SINGLETON:
-                node.scoped_below = True
-                if not node.scoped_via:
-                    node.scoped_via = (name, *child.scoped_via)
-                captured = captured or child
-        if binding.lifetime is Lifetime.SINGLETON and captured is not None:
-            scoped = captured.scoped_via[-1]
-            through = captured.scoped_via[:-1]
-            via = f" through {' -> '.join(through)}" if through else ""
-            node.problems.append(
-                Problem(
-                    ProblemKind.CAPTIVE,
-                    (name, *captured.scoped_via),
-                    f"singleton {name} would capture scoped {scoped}{via}",
-                    f"make {name} scoped, or make {scoped} a singleton",
-                )
-            )
+            if child.level > (deepest.level if deepest is not None else APP):
+                deepest = child
+        if deepest is not None and deepest.level > node.level:
+            if binding.lifetime is Lifetime.TRANSIENT:
+                node.level, node.level_via = deepest.level, (name, *deepest.level_via)
+                node.level_from = deepest.level_from
+            else:
+                node.problems.append(_captive(name, binding.lifetime, deepest))
         node.deps = tuple(deps)
         return node
 

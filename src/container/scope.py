@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import collections
 import inspect
 import logging
 import types
 import typing
-from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterator, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import anyio
 
 from container.errors import FinalizerError, ScopeError
+from container.lifetime import SESSION as SESSION_LEVEL
 
 if TYPE_CHECKING:
     from container.container import Container
@@ -162,6 +164,7 @@ allocates nothing: the cheap result of an ``__aexit__`` with nothing to await.
 
 
 CLOSED_MESSAGE = "this scope is closed; open a new one with container.scope()"
+NO_CONTEXT: Mapping[Any, Any] = types.MappingProxyType({})
 
 
 class _ClosedCache(dict[Any, Any]):
@@ -200,6 +203,9 @@ class Scope:
 
     __slots__ = ("_builders", "_container", "_resolvers", "cache", "exits")
 
+    context: Mapping[Any, Any] = NO_CONTEXT
+    """The context values this scope was given (``container.scope(context=...)``)."""
+
     def __init__(self, container: Container) -> None:
         # Container.scope() sets the same attributes without calling this.
         self._container = container
@@ -207,6 +213,11 @@ class Scope:
         self._resolvers: dict[Any, Any] = container._resolvers
         self.cache: dict[Any, Any] = {}
         self.exits: list[Exit] = []
+
+    @property
+    def session(self) -> Scope:
+        """The session this scope belongs to; a scope opened alone is its own session."""
+        return self
 
     @property
     def closed(self) -> bool:
@@ -313,3 +324,80 @@ class Scope:
         if self.exits:
             return run_exits_async(self.exits, exc)
         return _DONE
+
+
+class GivenScope(Scope):
+    """A scope given context values, or opened in a session (a plain ``Scope`` is neither,
+    so the common scope costs nothing for either)."""
+
+    __slots__ = ("context", "session")
+
+    def __init__(
+        self, container: Container, context: Mapping[Any, Any], session: Scope | None = None
+    ) -> None:
+        super().__init__(container)
+        self.context = context
+        self.session = self if session is None else session  # type: ignore[misc]
+
+
+class SessionScope(Scope):
+    """A session: session-scoped values live here for as long as it is open.
+
+    Open the session's request scopes with :meth:`scope`; they share its
+    session-scoped values and see its context values. Request-scoped values
+    cannot be resolved in the session itself.
+
+    >>> from container import Container, Lifetime
+    >>> class Connection: ...
+    >>> class Unit: ...
+    >>> container = Container()
+    >>> _ = container.bind(Connection, lifetime=Lifetime.SESSION)
+    >>> _ = container.scoped(Unit)
+    >>> with container.session() as session:
+    ...     with session.scope() as one, session.scope() as two:
+    ...         one.get(Connection) is two.get(Connection), one.get(Unit) is two.get(Unit)
+    (True, False)
+    """
+
+    __slots__ = ("_locks", "context")
+
+    def __init__(self, container: Container, context: Mapping[Any, Any] | None = None) -> None:
+        super().__init__(container)
+        self.context = NO_CONTEXT if context is None else context
+        self._locks: dict[Any, anyio.Lock] = {}
+        """One lock per session-scoped key, so concurrent requests create it once."""
+
+    def __repr__(self) -> str:
+        if self.closed:
+            return "<SessionScope closed>"
+        return f"<SessionScope open, {len(self.cache)} cached, {len(self.exits)} finalizers>"
+
+    def scope(self, context: Mapping[Any, Any] | None = None) -> Scope:
+        """A request scope in this session, given ``context`` on top of the session's."""
+        self._check_open()
+        if not context:
+            given = self.context
+        elif not self.context:
+            given = context
+        else:
+            given = collections.ChainMap(context, self.context)  # type: ignore[arg-type]
+        return GivenScope(self._container, given, self)
+
+    def get(self, key: Any) -> Any:
+        self._check_level(key)
+        return super().get(key)
+
+    async def aget(self, key: Any) -> Any:
+        self._check_level(key)
+        return await super().aget(key)
+
+    def _check_level(self, key: Any) -> None:
+        node = self._container.node(key)
+        if node.ok and node.level > SESSION_LEVEL:
+            from container.introspect import type_name
+
+            raise ScopeError(
+                f"{type_name(key)} lives in a request scope "
+                f"(through {' -> '.join(node.level_via)}); "
+                "resolve it in one of this session's request scopes: session.scope()"
+            )
