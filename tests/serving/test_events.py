@@ -5,8 +5,10 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
+import anyio
 import httpx2
 import pytest
 from examples.conformance.app import create_app
@@ -290,38 +292,62 @@ def greeting(data: str) -> str:
     return str(result["structuredContent"]["result"])
 
 
+@dataclass
+class TwoSessions:
+    """Ada's and Bob's sessions on one app, each after ``greet`` as request 1."""
+
+    http: httpx2.Client
+    url: str
+    store: InMemoryEventStore
+    sessions: dict[str, tuple[str, list[Event]]]
+    """Name -> (session id, the SSE events of its greet call)."""
+
+
 @pytest.fixture
-def two_sessions() -> Iterator[tuple[httpx2.Client, str, dict[str, tuple[str, list[Event]]]]]:
-    app = http_app(DemoServer, build_container(), stateless=False, event_store=InMemoryEventStore())
+def two() -> Iterator[TwoSessions]:
+    store = InMemoryEventStore()
+    app = http_app(DemoServer, build_container(), stateless=False, event_store=store)
     with serve_app(app) as base, httpx2.Client(timeout=WAIT, headers=HEADERS) as http:
         url = f"{base}/mcp"
         sessions = {}
         for name in ("Ada", "Bob"):
             session = open_session(http, url)
             sessions[name] = (session, greet(http, url, session, name))
-        yield http, url, sessions
+        yield TwoSessions(http, url, store, sessions)
 
 
-def test_over_http_another_sessions_event_ids_replay_nothing(
-    two_sessions: tuple[httpx2.Client, str, dict[str, tuple[str, list[Event]]]],
-) -> None:
-    http, url, sessions = two_sessions
-    _, ada_events = sessions["Ada"]
-    bob, _ = sessions["Bob"]
-    ada_ids = [event_id for event_id, _ in ada_events if event_id]
-    assert len(ada_ids) == 2, ada_events  # priming, result
-    for copied in ada_ids:
-        assert resume(http, url, bob, copied) == []
+def ids_of(events: list[Event]) -> list[str]:
+    return [event_id for event_id, _ in events if event_id]
+
+
+def test_over_http_another_sessions_event_ids_replay_nothing(two: TwoSessions) -> None:
+    _, ada_events = two.sessions["Ada"]
+    bob, _ = two.sessions["Bob"]
+    assert len(ids_of(ada_events)) == 2, ada_events  # priming, result
+    for copied in ids_of(ada_events):
+        assert resume(two.http, two.url, bob, copied) == []
 
 
 def test_over_http_sessions_using_one_request_id_resume_only_their_own_events(
-    two_sessions: tuple[httpx2.Client, str, dict[str, tuple[str, list[Event]]]],
+    two: TwoSessions,
 ) -> None:
-    http, url, sessions = two_sessions
-    for name, (session, events) in sessions.items():
+    for name, (session, events) in two.sessions.items():
         priming, data = events[0]
         assert priming is not None
         assert data == ""
-        replay = resume(http, url, session, priming)
+        replay = resume(two.http, two.url, session, priming)
         assert [greeting(text) for text in replay] == [greeting(events[-1][1])]
         assert name in greeting(replay[0])
+
+
+async def test_over_http_an_ended_session_leaves_no_events(two: TwoSessions) -> None:
+    ada, ada_events = two.sessions["Ada"]
+    _, bob_events = two.sessions["Bob"]
+    ended = two.http.delete(two.url, headers={"mcp-session-id": ada})
+    assert ended.status_code == 200, ended.text
+    # The SDK answers the DELETE, then its session task ends and the session is discarded.
+    with anyio.fail_after(WAIT):
+        while any([await two.store.log.locate(event_id) for event_id in ids_of(ada_events)]):
+            await anyio.sleep(0.01)
+    for event_id in ids_of(bob_events):
+        assert await two.store.log.locate(event_id) is not None
