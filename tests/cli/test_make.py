@@ -12,7 +12,7 @@ import pytest
 
 from container import Container
 from mcp_adapter import Server, compile_server
-from mcp_adapter.cli import main
+from mcp_adapter.cli import main, safe_files
 from mcp_adapter.testing import McpTestClient
 
 SEED_TEMPLATE = '''from mcp_adapter import McpResponse, Tool
@@ -188,3 +188,108 @@ def test_help_lists_the_generators(capsys: pytest.CaptureFixture[str]) -> None:
     assert "NAME" in out
     assert "--force" in out
     assert "--path" in out
+
+
+# Symbolic links below --path are refused, wherever they point, --force included.
+
+
+@pytest.fixture(params=["dir_fd", "by path"])
+def write_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both ways of writing: relative to opened folders (POSIX), and by path (no ``dir_fd``)."""
+    if request.param == "by path":
+        monkeypatch.setattr(safe_files, "_DIR_FD", False)
+    elif not safe_files._DIR_FD:
+        pytest.skip("this platform has no dir_fd")
+    return str(request.param)
+
+
+def refused(args: list[str], capsys: pytest.CaptureFixture[str], link: str) -> None:
+    for force in ([], ["--force"]):
+        capsys.readouterr()
+        assert main([*args, *force]) == 2
+        err = capsys.readouterr().err
+        assert err.splitlines() == [
+            f"error: {link} is a symbolic link; make:mcp-* never writes through one",
+            "hint: remove the link, or pass a --path with no links below it",
+        ]
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    folder = tmp_path.parent / f"{tmp_path.name}-outside"
+    folder.mkdir()
+    (folder / "victim.py").write_text("# not yours\n")
+    return folder
+
+
+def test_a_file_symlink_is_refused(
+    write_mode: str, outside: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Path("tools").mkdir()
+    Path("tools/echo_tool.py").symlink_to(outside / "victim.py")
+    refused(["make:mcp-tool", "echo", "--path", "tools"], capsys, "tools/echo_tool.py")
+    assert (outside / "victim.py").read_text() == "# not yours\n"
+
+
+def test_a_dangling_file_symlink_is_refused(
+    write_mode: str, outside: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Path("tools").mkdir()
+    Path("tools/echo_tool.py").symlink_to(outside / "new.py")
+    refused(["make:mcp-tool", "echo", "--path", "tools"], capsys, "tools/echo_tool.py")
+    assert not (outside / "new.py").exists()
+
+
+def test_a_symlink_to_a_file_inside_the_folder_is_refused(
+    write_mode: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Path("tools").mkdir()
+    Path("tools/mine.py").write_text("# mine\n")
+    Path("tools/echo_tool.py").symlink_to("mine.py")
+    refused(["make:mcp-tool", "echo", "--path", "tools"], capsys, "tools/echo_tool.py")
+    assert Path("tools/mine.py").read_text() == "# mine\n"
+
+
+def test_a_folder_symlink_below_the_path_is_refused(
+    write_mode: str, outside: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Path("app/mcp/tools").mkdir(parents=True)
+    Path("app/mcp/tools/support").symlink_to(outside, target_is_directory=True)
+    refused(["make:mcp-tool", "support/find_ticket"], capsys, "app/mcp/tools/support")
+    refused(["make:mcp-tool", "support/deep/find_ticket"], capsys, "app/mcp/tools/support")
+    assert sorted(p.name for p in outside.iterdir()) == ["victim.py"]
+
+
+def test_a_dangling_folder_symlink_is_refused(
+    write_mode: str, outside: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Path("tools").mkdir()
+    Path("tools/support").symlink_to(outside / "gone", target_is_directory=True)
+    refused(["make:mcp-tool", "support/find_ticket", "--path", "tools"], capsys, "tools/support")
+    assert not (outside / "gone").exists()
+
+
+def test_the_path_itself_may_be_a_symlink(write_mode: str, outside: Path) -> None:
+    Path("linked").symlink_to(outside, target_is_directory=True)
+    assert main(["make:mcp-tool", "echo", "--path", "linked"]) == 0
+    assert (outside / "echo_tool.py").read_text() == SEED_TEMPLATE
+
+
+def test_force_replaces_a_regular_file(write_mode: str) -> None:
+    assert main(["make:mcp-tool", "support/echo"]) == 0
+    path = Path("app/mcp/tools/support/echo_tool.py")
+    path.write_text("# mine\n")
+    assert main(["make:mcp-tool", "support/echo"]) == 2
+    assert path.read_text() == "# mine\n"
+    assert main(["make:mcp-tool", "support/echo", "--force"]) == 0
+    assert path.read_text() == SEED_TEMPLATE
+
+
+def test_a_file_where_a_folder_goes_is_refused(
+    write_mode: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Path("tools").mkdir()
+    Path("tools/support").write_text("")
+    assert main(["make:mcp-tool", "support/echo", "--path", "tools"]) == 2
+    error = capsys.readouterr().err.splitlines()[0]
+    assert error == "error: tools/support exists and is not a folder"

@@ -11,6 +11,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from mcp_adapter.cli.errors import CliError
+from mcp_adapter.cli.safe_files import write_below
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,19 +132,13 @@ def add_parsers(commands: Any, common: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     kind: Kind = args.kind
     target = target_of(args.name, kind.suffix)
-    folder = Path(args.path).joinpath(*target.folders)
-    path = folder / target.file_name
-    if path.exists() and not args.force:
-        raise CliError(
-            f"{path} already exists", "choose another name, or pass --force to replace it"
-        )
-    if folder.exists() and not folder.is_dir():
-        raise CliError(f"{folder} exists and is not a folder")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        path.write_text(render(kind, target), encoding="utf-8")
-    except OSError as exc:
-        raise CliError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    path = write_below(
+        Path(args.path),
+        target.folders,
+        target.file_name,
+        render(kind, target),
+        replace=args.force,
+    )
     module = ".".join(path.with_suffix("").parts)
     print(f"Created {path} ({target.class_name})")
     print("  next: " + kind.publish.format(cls=target.class_name, module=module))

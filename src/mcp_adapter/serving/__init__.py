@@ -1,7 +1,14 @@
 """Serving a catalog for real: stdio, streamable HTTP (ASGI), bearer auth, toolsets."""
 
 from mcp_adapter.serving.auth import BearerAuth
-from mcp_adapter.serving.events import InMemoryEventStore
+from mcp_adapter.serving.events import (
+    EventLog,
+    InMemoryEventLog,
+    InMemoryEventStore,
+    SessionEvents,
+    SessionEventStore,
+    StoredEvent,
+)
 from mcp_adapter.serving.http import http_app, mcp_lifespan, run_mcp_apps, transport_security
 from mcp_adapter.serving.servable import Compilable, NotServableError, Servable, catalog_of
 from mcp_adapter.serving.stdio import run_stdio, serve_stdio
@@ -11,9 +18,14 @@ __all__ = [
     "TOOLSETS_HEADER",
     "BearerAuth",
     "Compilable",
+    "EventLog",
+    "InMemoryEventLog",
     "InMemoryEventStore",
     "NotServableError",
     "Servable",
+    "SessionEventStore",
+    "SessionEvents",
+    "StoredEvent",
     "catalog_of",
     "http_app",
     "mcp_lifespan",

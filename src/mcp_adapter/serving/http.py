@@ -13,7 +13,6 @@ import anyio
 from mcp.server import Server as SdkServer
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.request_state import RequestStateSecurity
-from mcp.server.streamable_http import EventStore
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import (
     DEFAULT_MAX_REQUEST_BODY_SIZE,
@@ -29,8 +28,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from container import Container
 from mcp_adapter.sdk import build_sdk_server
 from mcp_adapter.serving.auth import BearerAuth, RequestAuthContext
+from mcp_adapter.serving.events import SessionEventStore
 from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id
 from mcp_adapter.serving.servable import Servable, catalog_of
+from mcp_adapter.serving.session_events import SessionScopedEventsManager
 from mcp_adapter.serving.toolsets import TOOLSET_PATH_PARAM, ToolsetGate, ToolsetRouter
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -335,7 +336,7 @@ def http_app(
     allowed_origins: Sequence[str] | None = None,
     toolsets: Collection[str] | None = None,
     close_container: bool = False,
-    event_store: EventStore | None = None,
+    event_store: SessionEventStore | None = None,
     retry_interval: int | None = None,
     max_request_body_size: int = DEFAULT_MAX_REQUEST_BODY_SIZE,
     configure: Callable[[SdkServer[Any]], None] | None = None,
@@ -358,7 +359,9 @@ def http_app(
     - ``toolsets``: serve only these toolsets; clients can narrow further per
       request with ``X-MCP-Toolsets`` or ``{path}/x/{toolset}``.
     - ``event_store``/``retry_interval`` (stateful only): SSE resumability, and
-      the ``retry`` milliseconds suggested to clients (SEP-1699).
+      the ``retry`` milliseconds suggested to clients (SEP-1699). The store is a
+      :class:`~mcp_adapter.serving.SessionEventStore` (``InMemoryEventStore``):
+      each session resumes only its own streams.
     - ``max_request_body_size``: a POST body larger than this many bytes is
       refused with 413 before it is buffered (default: the SDK's 4 MiB).
     - ``configure``: called with the SDK's low-level server before serving, to
@@ -386,15 +389,23 @@ def http_app(
         raise ValueError("required_scopes and resource_server_url need a token_verifier")
     if stateless and event_store is not None:
         raise ValueError("event_store needs stateless=False: there is no stream to resume")
-    manager = StreamableHTTPSessionManager(
-        app=server,
-        event_store=event_store,
-        retry_interval=retry_interval,
-        json_response=json_response,
-        stateless=stateless,
-        security_settings=transport_security(host, allowed_hosts, allowed_origins),
-        max_request_body_size=max_request_body_size,
-    )
+    if event_store is not None and not isinstance(event_store, SessionEventStore):
+        raise TypeError(
+            "event_store must be a SessionEventStore (e.g. InMemoryEventStore()): the SDK gives"
+            " one EventStore to every session, so a plain one would let sessions read each"
+            " other's events"
+        )
+    options: dict[str, Any] = {
+        "retry_interval": retry_interval,
+        "json_response": json_response,
+        "security_settings": transport_security(host, allowed_hosts, allowed_origins),
+        "max_request_body_size": max_request_body_size,
+    }
+    manager: StreamableHTTPSessionManager
+    if event_store is not None:
+        manager = SessionScopedEventsManager(server, event_store, **options)
+    else:
+        manager = StreamableHTTPSessionManager(app=server, stateless=stateless, **options)
     endpoint: ASGIApp = CleanInvalidRequests(
         RefuseInvalidIds(StreamableHTTPASGIApp(manager), max_request_body_size)
     )
