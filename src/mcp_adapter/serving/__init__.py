@@ -3,14 +3,17 @@
 from mcp_adapter.serving.auth import BearerAuth
 from mcp_adapter.serving.events import InMemoryEventStore
 from mcp_adapter.serving.http import http_app, mcp_lifespan, run_mcp_apps, transport_security
+from mcp_adapter.serving.limits import HttpLimits
 from mcp_adapter.serving.servable import Compilable, NotServableError, Servable, catalog_of
 from mcp_adapter.serving.stdio import run_stdio, serve_stdio
 from mcp_adapter.serving.toolsets import TOOLSETS_HEADER
+from mcp_adapter.serving.uvicorn_config import uvicorn_config
 
 __all__ = [
     "TOOLSETS_HEADER",
     "BearerAuth",
     "Compilable",
+    "HttpLimits",
     "InMemoryEventStore",
     "NotServableError",
     "Servable",
@@ -21,4 +24,5 @@ __all__ = [
     "run_stdio",
     "serve_stdio",
     "transport_security",
+    "uvicorn_config",
 ]
