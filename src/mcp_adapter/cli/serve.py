@@ -16,6 +16,13 @@ from starlette.applications import Starlette
 from container import Container
 from mcp_adapter.catalog import Catalog, UnknownToolsetError
 from mcp_adapter.cli.errors import CliError
+from mcp_adapter.cli.limit_flags import (
+    add_limit_flags,
+    check_limits,
+    limit_flags_given,
+    limit_kwargs,
+    limit_values,
+)
 from mcp_adapter.cli.loading import load_container, load_instance, load_servable
 from mcp_adapter.cli.options import ENV_VAR, ServeOptions
 from mcp_adapter.errors import CompileError
@@ -86,6 +93,7 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         help="refuse HTTP request bodies larger than this with 413 "
         f"(default {DEFAULT_MAX_REQUEST_BODY_SIZE}, 4 MiB)",
     )
+    add_limit_flags(parser)
     parser.set_defaults(run=run)
 
 
@@ -125,6 +133,7 @@ def options_of(args: argparse.Namespace) -> ServeOptions:
         issuer_url=args.issuer_url,
         allowed_hosts=tuple(args.allowed_hosts) if args.allowed_hosts else None,
         max_body_size=args.max_body_size,
+        **limit_values(args),
         sys_path=tuple(sys.path),
     )
     _check(options)
@@ -139,6 +148,7 @@ def _check(options: ServeOptions) -> None:
         "--auth": options.auth is not None,
         "--allowed-host": options.allowed_hosts is not None,
         "--max-body-size": options.max_body_size is not None,
+        **limit_flags_given(options),
     }
     if not options.http:
         used = [flag for flag, given in http_only.items() if given]
@@ -157,6 +167,7 @@ def _check(options: ServeOptions) -> None:
         raise CliError(f"--port {options.port} is not a TCP port")
     if options.max_body_size is not None and options.max_body_size < 1:
         raise CliError(f"--max-body-size {options.max_body_size} is not a positive size in bytes")
+    check_limits(options)
 
 
 def compile_catalog(target: Any, container: Container, spec: str) -> Catalog:
@@ -213,6 +224,7 @@ def build_app(options: ServeOptions) -> Starlette:
                 else options.max_body_size
             ),
             close_container=True,
+            **limit_kwargs(options),
         )
     except ValueError as exc:
         raise CliError(str(exc)) from exc
@@ -269,11 +281,13 @@ def _bind(host: str, port: int) -> socket.socket:
 def _serve_http(options: ServeOptions) -> int:
     import uvicorn
 
+    from mcp_adapter.serving.uvicorn_config import uvicorn_config
+
     app = build_app(options)
     sock = _bind(options.host, options.port)
     options = dataclasses.replace(options, port=sock.getsockname()[1])
     _announce(options, app.state.mcp_catalog.name)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    config = uvicorn_config(app, log_level="warning", lifespan="on")
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:
@@ -282,15 +296,17 @@ def _serve_http(options: ServeOptions) -> int:
 
 
 def _serve_workers(options: ServeOptions) -> int:
-    import uvicorn
     from uvicorn.supervisors import Multiprocess
+
+    from mcp_adapter.serving.uvicorn_config import uvicorn_config
 
     app = build_app(options)  # fail here, once, rather than in every worker
     sock = _bind(options.host, options.port)
     options = dataclasses.replace(options, port=sock.getsockname()[1])
     os.environ[ENV_VAR] = options.to_env()
-    config = uvicorn.Config(
+    config = uvicorn_config(
         WORKER_APP,
+        limits=app.state.mcp_http_limits,
         factory=True,
         host=options.host,
         port=options.port,
