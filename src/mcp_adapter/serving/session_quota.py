@@ -73,10 +73,10 @@ class SessionQuota:
             await self.app(scope, receive, noting_send)
         finally:
             self.opening[key] -= 1
-            if not self.opening[key]:
+            if not self.opening[key]:  # the last in flight: forget a client with no session
                 del self.opening[key]
-            if not mine:
-                self.sessions.pop(key, None)
+                if not mine:
+                    self.sessions.pop(key, None)
 
 
 def _opens_session(scope: Scope) -> bool:
