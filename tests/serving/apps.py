@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import MappingProxyType
 
+import anyio
 from mcp.server.auth.provider import AccessToken
 
 from container import Container
@@ -201,3 +202,24 @@ class Notes(McpExtension):
 def platform() -> Platform:
     """A ``Platform`` (servable through its ``compile(container)``) made by a factory."""
     return Platform([Notes()], name="notes-platform")
+
+
+class SlowInput(Schema):
+    seconds: float
+
+
+class SlowTool(Tool[SlowInput]):
+    """Sleep ``seconds``, then answer; first prints ``slow call started`` (tests wait for it)."""
+
+    name = "slow"
+    annotations = READ_ONLY
+
+    async def handle(self, payload: SlowInput) -> McpResponse:
+        print("slow call started", flush=True)
+        await anyio.sleep(payload.seconds)
+        return McpResponse.text(f"slept {payload.seconds}")
+
+
+class SlowServer(Server):
+    name = "slow"
+    tools = (SlowTool,)

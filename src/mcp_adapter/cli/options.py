@@ -35,6 +35,16 @@ class ServeOptions:
     max_body_size: int | None = None
     request_state_keys: tuple[str, ...] = field(default=(), repr=False)
     """The ``requestState`` key ring, newest first (secrets: never printed)."""
+    # Limits (None: http_app's default; see LIMIT_OPTIONS in cli/limit_flags.py)
+    header_timeout: float | None = None
+    body_timeout: float | None = None
+    keep_alive_timeout: int | None = None
+    max_connections: int | None = None
+    shutdown_timeout: float | None = None
+    max_sse_streams: int | None = None
+    max_sessions: int | None = None
+    max_sessions_per_client: int | None = None
+    session_idle_timeout: float | None = None
     sys_path: tuple[str, ...] = field(default=(), compare=False)
 
     def to_env(self) -> str:

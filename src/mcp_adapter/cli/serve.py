@@ -18,6 +18,13 @@ from starlette.applications import Starlette
 from container import Container
 from mcp_adapter.catalog import Catalog, UnknownToolsetError
 from mcp_adapter.cli.errors import CliError
+from mcp_adapter.cli.limit_flags import (
+    add_limit_flags,
+    check_limits,
+    limit_flags_given,
+    limit_kwargs,
+    limit_values,
+)
 from mcp_adapter.cli.loading import load_container, load_instance, load_servable
 from mcp_adapter.cli.options import ENV_VAR, ServeOptions
 from mcp_adapter.errors import CompileError
@@ -99,6 +106,7 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         f"and replica; repeatable, newest first, to rotate keys (default: ${KEYS_ENV}, "
         "comma-separated, else a key made at start for this server's processes only)",
     )
+    add_limit_flags(parser)
     parser.set_defaults(run=run)
 
 
@@ -139,6 +147,7 @@ def options_of(args: argparse.Namespace) -> ServeOptions:
         allowed_hosts=tuple(args.allowed_hosts) if args.allowed_hosts else None,
         max_body_size=args.max_body_size,
         request_state_keys=_request_state_keys(args.request_state_keys, args.workers),
+        **limit_values(args),
         sys_path=tuple(sys.path),
     )
     _check(options)
@@ -178,6 +187,7 @@ def _check(options: ServeOptions) -> None:
         "--auth": options.auth is not None,
         "--allowed-host": options.allowed_hosts is not None,
         "--max-body-size": options.max_body_size is not None,
+        **limit_flags_given(options),
     }
     if not options.http:
         used = [flag for flag, given in http_only.items() if given]
@@ -196,6 +206,7 @@ def _check(options: ServeOptions) -> None:
         raise CliError(f"--port {options.port} is not a TCP port")
     if options.max_body_size is not None and options.max_body_size < 1:
         raise CliError(f"--max-body-size {options.max_body_size} is not a positive size in bytes")
+    check_limits(options)
 
 
 def compile_catalog(target: Any, container: Container, spec: str) -> Catalog:
@@ -253,6 +264,7 @@ def build_app(options: ServeOptions) -> Starlette:
             ),
             request_state_security=request_state_security(options.request_state_keys),
             close_container=True,
+            **limit_kwargs(options),
         )
     except ValueError as exc:
         raise CliError(str(exc)) from exc
@@ -314,11 +326,13 @@ def _bind(host: str, port: int) -> socket.socket:
 def _serve_http(options: ServeOptions) -> int:
     import uvicorn
 
+    from mcp_adapter.serving.uvicorn_config import uvicorn_config
+
     app = build_app(options)
     sock = _bind(options.host, options.port)
     options = dataclasses.replace(options, port=sock.getsockname()[1])
     _announce(options, app.state.mcp_catalog.name)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    config = uvicorn_config(app, log_level="warning", lifespan="on")
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:
@@ -327,15 +341,17 @@ def _serve_http(options: ServeOptions) -> int:
 
 
 def _serve_workers(options: ServeOptions) -> int:
-    import uvicorn
     from uvicorn.supervisors import Multiprocess
+
+    from mcp_adapter.serving.uvicorn_config import uvicorn_config
 
     app = build_app(options)  # fail here, once, rather than in every worker
     sock = _bind(options.host, options.port)
     options = dataclasses.replace(options, port=sock.getsockname()[1])
     os.environ[ENV_VAR] = options.to_env()
-    config = uvicorn.Config(
+    config = uvicorn_config(
         WORKER_APP,
+        limits=app.state.mcp_http_limits,
         factory=True,
         host=options.host,
         port=options.port,

@@ -10,9 +10,11 @@ from mcp_adapter.serving.events import (
     StoredEvent,
 )
 from mcp_adapter.serving.http import http_app, mcp_lifespan, run_mcp_apps, transport_security
+from mcp_adapter.serving.limits import HttpLimits
 from mcp_adapter.serving.servable import Compilable, NotServableError, Servable, catalog_of
 from mcp_adapter.serving.stdio import run_stdio, serve_stdio
 from mcp_adapter.serving.toolsets import TOOLSETS_HEADER
+from mcp_adapter.serving.uvicorn_config import uvicorn_config
 
 __all__ = [
     "TOOLSETS_HEADER",
@@ -20,6 +22,7 @@ __all__ = [
     "Compilable",
     "EventLog",
     "InMemoryEventLog",
+    "HttpLimits",
     "InMemoryEventStore",
     "NotServableError",
     "Servable",
@@ -33,4 +36,5 @@ __all__ = [
     "run_stdio",
     "serve_stdio",
     "transport_security",
+    "uvicorn_config",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Collection, Iterable, Sequence
@@ -28,8 +29,21 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from container import Container
 from mcp_adapter.sdk import build_sdk_server
 from mcp_adapter.serving.auth import BearerAuth, RequestAuthContext
+from mcp_adapter.serving.body_timeout import BodyTimeout
 from mcp_adapter.serving.events import SessionEventStore
 from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id
+from mcp_adapter.serving.limited import limited
+from mcp_adapter.serving.limits import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_KEEP_ALIVE_TIMEOUT,
+    DEFAULT_MAX_SESSIONS,
+    DEFAULT_MAX_SESSIONS_PER_CLIENT,
+    DEFAULT_MAX_SSE_STREAMS,
+    DEFAULT_SESSION_IDLE_TIMEOUT,
+    DEFAULT_SHUTDOWN_TIMEOUT,
+    HttpLimits,
+)
 from mcp_adapter.serving.servable import Servable, catalog_of
 from mcp_adapter.serving.session_events import SessionScopedEventsManager
 from mcp_adapter.serving.toolsets import TOOLSET_PATH_PARAM, ToolsetGate, ToolsetRouter
@@ -37,23 +51,42 @@ from mcp_adapter.serving.toolsets import TOOLSET_PATH_PARAM, ToolsetGate, Toolse
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is ``localhost`` or a loopback address (``127.0.0.0/8``, ``::1``)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 def transport_security(
     host: str,
     allowed_hosts: Sequence[str] | None = None,
     allowed_origins: Sequence[str] | None = None,
 ) -> TransportSecuritySettings | None:
-    """DNS-rebinding protection: on for loopback hosts (as the SDK does), or for explicit lists."""
+    """DNS-rebinding protection: on for every loopback host (as the SDK does), or explicit lists.
+
+    On a loopback host (``localhost``, any of ``127.0.0.0/8``, ``::1``) the
+    ``Host`` and ``Origin`` headers accepted are ``localhost``, ``127.0.0.1``,
+    ``[::1]`` and the host itself, on any port; any other name is refused.
+    """
     if allowed_hosts is not None or allowed_origins is not None:
         return TransportSecuritySettings(
             enable_dns_rebinding_protection=True,
             allowed_hosts=list(allowed_hosts or ()),
             allowed_origins=list(allowed_origins or ()),
         )
-    if host in LOOPBACK_HOSTS:
+    if is_loopback(host):
+        names = ["127.0.0.1", "localhost", "[::1]"]
+        bound = f"[{host.strip('[]')}]" if ":" in host else host
+        if bound not in names:
+            names.append(bound)
         return TransportSecuritySettings(
             enable_dns_rebinding_protection=True,
-            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
-            allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+            allowed_hosts=[f"{name}:*" for name in names],
+            allowed_origins=[f"http://{name}:*" for name in names],
         )
     return None
 
@@ -342,6 +375,16 @@ def http_app(
     configure: Callable[[SdkServer[Any]], None] | None = None,
     request_state_security: RequestStateSecurity | None = None,
     debug: bool = False,
+    # Limits (docs/serving.md); the connection-level ones are applied by uvicorn_config().
+    header_timeout: float | None = DEFAULT_HEADER_TIMEOUT,
+    body_timeout: float | None = DEFAULT_BODY_TIMEOUT,
+    keep_alive_timeout: int = DEFAULT_KEEP_ALIVE_TIMEOUT,
+    max_connections: int | None = None,
+    shutdown_timeout: float | None = DEFAULT_SHUTDOWN_TIMEOUT,
+    max_sse_streams: int | None = DEFAULT_MAX_SSE_STREAMS,
+    max_sessions: int | None = DEFAULT_MAX_SESSIONS,
+    max_sessions_per_client: int | None = DEFAULT_MAX_SESSIONS_PER_CLIENT,
+    session_idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT,
 ) -> Starlette:
     """A Starlette app serving ``servable`` over streamable HTTP at ``path``.
 
@@ -370,6 +413,15 @@ def http_app(
     - ``request_state_security``: the SDK's policy sealing 2026-07-28
       ``requestState`` (default: a key made for this process only; several
       workers or replicas need ``RequestStateSecurity(keys=[...])``).
+    - Limits (each ``None`` lifts it; defaults in :mod:`mcp_adapter.serving.limits`):
+      ``body_timeout`` (408 for a body not received in time),
+      ``max_sse_streams`` (503 beyond that many open GET streams; a
+      stateless ``GET`` is 405), ``max_sessions`` (503), ``max_sessions_per_client``
+      (429) and ``session_idle_timeout`` (stateful sessions). The
+      connection-level ``header_timeout``, ``keep_alive_timeout``,
+      ``max_connections`` and ``shutdown_timeout`` are recorded on
+      ``app.state.mcp_http_limits`` and applied by :func:`uvicorn_config`
+      (which ``mcp-adapter serve`` uses).
 
     The app's lifespan must run (uvicorn does that); when mounting it, run
     :func:`mcp_lifespan` in the parent app's lifespan. ``app.state.mcp_catalog``
@@ -395,20 +447,34 @@ def http_app(
             " one EventStore to every session, so a plain one would let sessions read each"
             " other's events"
         )
+    limits = HttpLimits(
+        header_timeout=header_timeout,
+        body_timeout=body_timeout,
+        keep_alive_timeout=keep_alive_timeout,
+        max_connections=max_connections,
+        shutdown_timeout=shutdown_timeout,
+        max_sse_streams=max_sse_streams,
+        max_sessions=max_sessions,
+        max_sessions_per_client=max_sessions_per_client,
+        session_idle_timeout=session_idle_timeout,
+    )
     options: dict[str, Any] = {
         "retry_interval": retry_interval,
         "json_response": json_response,
         "security_settings": transport_security(host, allowed_hosts, allowed_origins),
         "max_request_body_size": max_request_body_size,
+        "max_sessions": limits.max_sessions,
+        "session_idle_timeout": limits.session_idle_timeout,
     }
     manager: StreamableHTTPSessionManager
     if event_store is not None:
         manager = SessionScopedEventsManager(server, event_store, **options)
     else:
         manager = StreamableHTTPSessionManager(app=server, stateless=stateless, **options)
-    endpoint: ASGIApp = CleanInvalidRequests(
-        RefuseInvalidIds(StreamableHTTPASGIApp(manager), max_request_body_size)
-    )
+    endpoint: ASGIApp = limited(StreamableHTTPASGIApp(manager), manager, limits)
+    endpoint = CleanInvalidRequests(RefuseInvalidIds(endpoint, max_request_body_size))
+    if limits.body_timeout is not None:
+        endpoint = BodyTimeout(endpoint, limits.body_timeout)
     if json_response:
         endpoint = CancelOnDisconnect(endpoint)
     endpoint = ToolsetGate(endpoint, catalog.toolsets)
@@ -447,6 +513,7 @@ def http_app(
     )
     app.state.mcp_session_manager = manager
     app.state.mcp_catalog = catalog
+    app.state.mcp_http_limits = limits
     return app
 
 

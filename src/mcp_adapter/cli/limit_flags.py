@@ -1,0 +1,129 @@
+"""``serve``'s limit flags: one per :class:`~mcp_adapter.serving.limits.HttpLimits` field."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import Any
+
+from mcp_adapter.cli.errors import CliError
+from mcp_adapter.cli.options import ServeOptions
+from mcp_adapter.serving import limits as defaults
+
+
+@dataclass(frozen=True, slots=True)
+class LimitOption:
+    name: str
+    """The ``ServeOptions`` field and ``http_app`` keyword."""
+    kind: type[int] | type[float]
+    metavar: str
+    help: str
+    stateful_only: bool = False
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+LIMIT_OPTIONS = (
+    LimitOption(
+        "header_timeout",
+        float,
+        "SECONDS",
+        "close a connection whose request headers are not complete after this long "
+        f"(default {defaults.DEFAULT_HEADER_TIMEOUT:g})",
+    ),
+    LimitOption(
+        "body_timeout",
+        float,
+        "SECONDS",
+        "answer 408 to a request whose body has not arrived after this long "
+        f"(default {defaults.DEFAULT_BODY_TIMEOUT:g})",
+    ),
+    LimitOption(
+        "keep_alive_timeout",
+        int,
+        "SECONDS",
+        "close an idle keep-alive connection after this long "
+        f"(default {defaults.DEFAULT_KEEP_ALIVE_TIMEOUT})",
+    ),
+    LimitOption(
+        "max_connections",
+        int,
+        "N",
+        "open connections at most (default: the file-descriptor limit, raised to its hard "
+        f"limit, less max({defaults.FD_RESERVE}, a tenth))",
+    ),
+    LimitOption(
+        "shutdown_timeout",
+        float,
+        "SECONDS",
+        "on SIGTERM, wait this long for calls in flight before cancelling them "
+        f"(default {defaults.DEFAULT_SHUTDOWN_TIMEOUT:g})",
+    ),
+    LimitOption(
+        "max_sse_streams",
+        int,
+        "N",
+        f"open GET (SSE) streams at most (default {defaults.DEFAULT_MAX_SSE_STREAMS}); "
+        "stateless servers answer GET with 405",
+    ),
+    LimitOption(
+        "max_sessions",
+        int,
+        "N",
+        f"open sessions at most, 503 beyond (default {defaults.DEFAULT_MAX_SESSIONS})",
+        stateful_only=True,
+    ),
+    LimitOption(
+        "max_sessions_per_client",
+        int,
+        "N",
+        "open sessions per client (token principal, else address) at most, 429 beyond "
+        f"(default {defaults.DEFAULT_MAX_SESSIONS_PER_CLIENT})",
+        stateful_only=True,
+    ),
+    LimitOption(
+        "session_idle_timeout",
+        float,
+        "SECONDS",
+        "close a session with no request for this long "
+        f"(default {defaults.DEFAULT_SESSION_IDLE_TIMEOUT:g})",
+        stateful_only=True,
+    ),
+)
+
+
+def add_limit_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("limits (HTTP; docs/serving.md)")
+    for option in LIMIT_OPTIONS:
+        help_text = option.help + (" (--stateful)" if option.stateful_only else "")
+        group.add_argument(option.flag, type=option.kind, metavar=option.metavar, help=help_text)
+
+
+def limit_values(args: argparse.Namespace) -> dict[str, Any]:
+    return {option.name: getattr(args, option.name) for option in LIMIT_OPTIONS}
+
+
+def limit_flags_given(options: ServeOptions) -> dict[str, bool]:
+    return {option.flag: getattr(options, option.name) is not None for option in LIMIT_OPTIONS}
+
+
+def check_limits(options: ServeOptions) -> None:
+    for option in LIMIT_OPTIONS:
+        value = getattr(options, option.name)
+        if value is None:
+            continue
+        if not value > 0:
+            raise CliError(f"{option.flag} {value} is not positive")
+        if option.stateful_only and not options.stateful:
+            raise CliError(f"{option.flag} applies to sessions", "add --stateful")
+
+
+def limit_kwargs(options: ServeOptions) -> dict[str, Any]:
+    """The ``http_app`` keywords for the limits given; the others keep ``http_app``'s defaults."""
+    return {
+        option.name: value
+        for option in LIMIT_OPTIONS
+        if (value := getattr(options, option.name)) is not None
+    }

@@ -1,0 +1,75 @@
+"""The HTTP limits a server enforces against slow, idle and greedy clients, with safe defaults.
+
+Connection-level limits (``header_timeout``, ``max_connections``,
+``keep_alive_timeout``, ``shutdown_timeout``) belong to the server: ``http_app``
+records them on ``app.state.mcp_http_limits`` and
+:func:`mcp_adapter.serving.uvicorn_config` (which ``mcp-adapter serve`` uses)
+applies them to uvicorn. The others are enforced by the app itself.
+"""
+
+from __future__ import annotations
+
+import math
+import resource
+from dataclasses import dataclass
+
+DEFAULT_HEADER_TIMEOUT = 10.0
+DEFAULT_BODY_TIMEOUT = 30.0
+DEFAULT_KEEP_ALIVE_TIMEOUT = 5
+DEFAULT_SHUTDOWN_TIMEOUT = 30.0
+DEFAULT_MAX_SSE_STREAMS = 1000
+DEFAULT_MAX_SESSIONS = 1000
+DEFAULT_MAX_SESSIONS_PER_CLIENT = 100
+DEFAULT_SESSION_IDLE_TIMEOUT = 1800.0
+FD_RESERVE = 128
+"""File descriptors kept back from the connection cap: logs, files, outgoing sockets."""
+
+
+@dataclass(frozen=True, slots=True)
+class HttpLimits:
+    """Every limit ``http_app`` and ``mcp-adapter serve`` accept; ``None`` lifts a limit.
+
+    ``max_connections=None`` means "derived from the file-descriptor limit"
+    (:func:`connection_cap`), not unlimited.
+    """
+
+    header_timeout: float | None = DEFAULT_HEADER_TIMEOUT
+    body_timeout: float | None = DEFAULT_BODY_TIMEOUT
+    keep_alive_timeout: int = DEFAULT_KEEP_ALIVE_TIMEOUT
+    max_connections: int | None = None
+    shutdown_timeout: float | None = DEFAULT_SHUTDOWN_TIMEOUT
+    max_sse_streams: int | None = DEFAULT_MAX_SSE_STREAMS
+    max_sessions: int | None = DEFAULT_MAX_SESSIONS
+    max_sessions_per_client: int | None = DEFAULT_MAX_SESSIONS_PER_CLIENT
+    session_idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT
+
+    def __post_init__(self) -> None:
+        for name in ("header_timeout", "body_timeout", "shutdown_timeout", "session_idle_timeout"):
+            value = getattr(self, name)
+            if value is not None and not (math.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be a positive number of seconds or None")
+        counts = ("max_connections", "max_sse_streams", "max_sessions", "max_sessions_per_client")
+        for name in counts:
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ValueError(f"{name} must be at least 1 or None")
+        if self.keep_alive_timeout < 1:
+            raise ValueError("keep_alive_timeout must be at least 1 second")
+
+
+def raise_fd_limit() -> int:
+    """Raise this process's soft ``RLIMIT_NOFILE`` to its hard limit; return the soft limit now."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):  # not allowed here (some containers): keep the soft limit
+            pass
+    return soft if soft != resource.RLIM_INFINITY else 65536
+
+
+def connection_cap(fd_limit: int) -> int:
+    """The default connection cap: ``FD_RESERVE`` (or a tenth, if more) below ``fd_limit``."""
+    return max(1, fd_limit - max(FD_RESERVE, fd_limit // 10))

@@ -1,0 +1,52 @@
+"""DNS-rebinding protection on every loopback address a server binds, not three names."""
+
+from __future__ import annotations
+
+import json
+
+import httpx2
+import pytest
+
+from mcp_adapter.serving import transport_security
+from tests.serving.clients import connect, tool_names
+from tests.serving.harness import serve_http
+from tests.serving.rawhttp import INITIALIZE, POST_HEADERS, address
+
+AUDIT = ["tests.serving.apps:AuditServer", "--container", "tests.serving.apps:build_container"]
+
+
+@pytest.mark.parametrize("host", ["127.0.0.2", "127.255.0.9", "::1", "localhost", "127.0.0.1"])
+def test_every_loopback_host_is_protected_and_allowed(host: str) -> None:
+    settings = transport_security(host)
+    assert settings is not None
+    assert settings.enable_dns_rebinding_protection
+    shown = f"[{host}]" if ":" in host else host
+    assert f"{shown}:*" in settings.allowed_hosts
+    assert f"http://{shown}:*" in settings.allowed_origins
+
+
+def test_other_hosts_are_left_alone() -> None:
+    assert transport_security("0.0.0.0") is None
+    assert transport_security("example.com") is None
+
+
+@pytest.mark.anyio
+async def test_serving_on_127_0_0_2_answers_it_and_refuses_a_foreign_host() -> None:
+    with serve_http([*AUDIT, "--host", "127.0.0.2"]) as served:
+        assert served.url.startswith("http://127.0.0.2:")
+        async with connect(served.url, "legacy") as client:
+            assert "record" in await tool_names(client)
+        _, port = address(served.url)
+        async with httpx2.AsyncClient(timeout=10) as http:
+            foreign = await http.post(
+                served.url,
+                content=json.dumps(INITIALIZE),
+                headers={**POST_HEADERS, "Host": f"rebound.example:{port}"},
+            )
+            evil_origin = await http.post(
+                served.url,
+                content=json.dumps(INITIALIZE),
+                headers={**POST_HEADERS, "Origin": "http://rebound.example"},
+            )
+        assert foreign.status_code == 421
+        assert evil_origin.status_code == 403
