@@ -21,7 +21,13 @@ from mcp_adapter.catalog import (
     CompiledTool,
 )
 from mcp_adapter.context import is_modern, snapshot, supports_elicitation
-from mcp_adapter.errors import RESOURCE_NOT_FOUND, forbidden, logger, new_incident, unknown
+from mcp_adapter.errors import (
+    forbidden,
+    logger,
+    new_incident,
+    resource_not_found,
+    unknown,
+)
 from mcp_adapter.request import McpRequest, Transport, freeze
 from mcp_adapter.response import McpResponse
 from mcp_adapter.results import (
@@ -312,9 +318,10 @@ class Dispatcher:
         self, ctx: Any, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
+        modern = is_modern(ctx)
         found = self.find_resource(uri)
         if found is None:
-            raise _not_found(uri)
+            raise resource_not_found(uri, modern=modern)
         resource, variables = found
         request = (
             self.request(ctx, uri=uri, uri_variables=variables) if resource.needs_request else None
@@ -324,7 +331,11 @@ class Dispatcher:
             async with self.container.scope() as scope:
                 if resource.hooks.any:
                     await self._gate(
-                        "resource", resource, scope, request, hidden=lambda: _not_found(uri)
+                        "resource",
+                        resource,
+                        scope,
+                        request,
+                        hidden=lambda: resource_not_found(uri, modern=modern),
                     )
                 arguments = self._convert(resource.converters, variables, "URI variable")
                 instance = await resource.instance(scope)
@@ -456,10 +467,6 @@ def _missing_elicitation() -> MCPError:
         "This tool needs input and the client did not declare the elicitation capability",
         data.model_dump(by_alias=True, mode="json", exclude_none=True),
     )
-
-
-def _not_found(uri: str) -> MCPError:
-    return MCPError(RESOURCE_NOT_FOUND, "Resource not found", {"uri": uri})
 
 
 def _check_prompt_arguments(prompt: CompiledPrompt, given: Mapping[str, Any]) -> None:

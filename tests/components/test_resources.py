@@ -19,7 +19,7 @@ from container import Container
 from mcp_adapter import CompileError, Icon, McpResponse, Resource, Server, compile_server
 from mcp_adapter.errors import RESOURCE_NOT_FOUND
 from mcp_adapter.testing import McpTestClient
-from tests.components.support import ERAS, SDK_MODES, sdk_client
+from tests.components.support import ERAS, SDK_MODES, is_modern, sdk_client
 
 pytestmark = pytest.mark.anyio
 
@@ -189,13 +189,19 @@ async def test_several_responses_become_several_contents(era: str) -> None:
     ]
 
 
+def not_found_code(era: str) -> int:
+    """2026-07-28 retired ``-32002``: an unknown resource is ``-32602`` there."""
+    return types.INVALID_PARAMS if is_modern(era) else RESOURCE_NOT_FOUND
+
+
 @pytest.mark.parametrize("era", ERAS)
 @pytest.mark.parametrize("uri", ["docs://nothing", "notes://only-one-segment", "other://x"])
 async def test_unknown_uri_is_resource_not_found(era: str, uri: str) -> None:
     error = (await client(era).read_resource(uri)).error
-    expected = {"code": RESOURCE_NOT_FOUND, "message": "Resource not found", "data": {"uri": uri}}
+    expected = {"code": not_found_code(era), "message": "Resource not found", "data": {"uri": uri}}
     assert error == expected
     assert RESOURCE_NOT_FOUND == -32002
+    assert types.INVALID_PARAMS == -32602
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -235,7 +241,10 @@ async def test_resources_through_the_sdk_client(mode: str) -> None:
         assert text.text == "note 1 of grace"
         with pytest.raises(mcp.MCPError) as raised:
             await sdk.read_resource("docs://nothing")
-        assert raised.value.code == RESOURCE_NOT_FOUND
+        assert raised.value.code == (
+            types.INVALID_PARAMS if mode == "2026-07-28" else RESOURCE_NOT_FOUND
+        )
+        assert raised.value.data == {"uri": "docs://nothing"}
 
 
 # -- compilation --------------------------------------------------------------------------------
