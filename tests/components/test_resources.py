@@ -408,6 +408,59 @@ async def test_a_static_uri_wins_over_a_template_that_also_matches(era: str) -> 
     assert (await client.read_resource("items://other")).texts == ["template other"]
 
 
+class HiddenSpecial(Resource):
+    """A static resource that a template also matches, hidden from every caller."""
+
+    name = "special"
+    uri = "items://special"
+
+    def shouldRegister(self) -> bool:
+        return False
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("the static one")
+
+
+class HiddenItem(Resource):
+    name = "any-item"
+    uri_template = "items://{id}"
+
+    def shouldRegister(self) -> bool:
+        return False
+
+    def handle(self, id: str) -> McpResponse:
+        return McpResponse.text(f"template {id}")
+
+
+def server_of(*resources: type[Resource]) -> type[Server]:
+    return type("Srv", (Server,), {"name": "Srv", "resources": resources})
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("template", [AnyItem, HiddenItem])
+async def test_a_hidden_static_resource_answers_like_an_absent_one(
+    era: str, template: type[Resource]
+) -> None:
+    """Where a template matches the hidden static URI, the template answers, as without it."""
+    hidden = McpTestClient(Container(), server_of(template, HiddenSpecial), protocol=era)
+    absent = McpTestClient(Container(), server_of(template), protocol=era)
+    for uri in ("items://special", "items://other"):
+        got, expected = await hidden.read_resource(uri), await absent.read_resource(uri)
+        assert json.dumps(got.message) == json.dumps(expected.message)
+    if template is AnyItem:
+        assert (await hidden.read_resource("items://special")).texts == ["template special"]
+
+
+@pytest.mark.parametrize("mode", SDK_MODES)
+async def test_the_sdk_client_reads_a_hidden_static_uri_from_the_template(mode: str) -> None:
+    async with sdk_client(server_of(AnyItem, HiddenSpecial), Container(), mode) as sdk:
+        listed = await sdk.list_resources()
+        assert listed.resources == []
+        (contents,) = (await sdk.read_resource("items://special")).contents
+        assert isinstance(contents, types.TextResourceContents)
+        assert contents.text == "template special"
+
+
 # -- template overlap, as a property -------------------------------------------------------------
 
 PIECES = ("a", "b", "-", ".", "/", "ab")
