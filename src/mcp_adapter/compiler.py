@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from mcp import types
+from mcp.server.mcpserver import ResourceSecurity
 from mcp.shared.uri_template import InvalidUriTemplate, UriTemplate
 
 from container import Container, Problem
@@ -217,6 +218,45 @@ def _template(cls: type[Resource], problems: list[Problem]) -> UriTemplate | Non
         return None
 
 
+def _non_empty(template: UriTemplate) -> frozenset[str]:
+    """Variables an empty value may not fill: ``books://{isbn}`` does not serve ``books://``.
+
+    Named operators (``{;x}``, ``{?x}``, ``{&x}``) spell an empty value (``;x``, ``?x=``)
+    and an exploded variable may be an empty list: those the template allows to be empty.
+    """
+    allowed_empty = template.query_variable_names
+    return frozenset(
+        variable.name
+        for variable in template.variables
+        if not variable.explode
+        and variable.operator in ("", "+", "#", ".", "/")
+        and variable.name not in allowed_empty
+    )
+
+
+def _security(cls: type[Resource], variables: Sequence[str], problems: list[Problem]) -> None:
+    where = (f"{cls.__qualname__}.security",)
+    policy: object = cls.security  # declared, but a class body may say anything
+    if not isinstance(policy, ResourceSecurity):
+        problems.append(
+            problem(
+                where,
+                f"security must be a ResourceSecurity, not {type(policy).__name__}",
+                "use mcp.server.mcpserver.ResourceSecurity(exempt_params={...})",
+            )
+        )
+        return
+    unknown = sorted(set(policy.exempt_params) - set(variables))
+    if unknown:
+        problems.append(
+            problem(
+                where,
+                f"exempt_params names no URI variable of this resource: {', '.join(unknown)}",
+                f"URI variables: {', '.join(variables) or 'none'}",
+            )
+        )
+
+
 def compile_resource(
     cls: type[Resource], container: Container, problems: list[Problem]
 ) -> CompiledResource | None:
@@ -225,6 +265,7 @@ def compile_resource(
     name = _name_of(cls, "Resource", problems)
     template = _template(cls, problems)
     variables = template.variable_names if template is not None else []
+    _security(cls, variables, problems)
     handler, found = plan_handler(cls, "handle", container, argument_names=variables)
     problems.extend(found)
     hooks = compile_hooks(cls, container, problems)
@@ -268,6 +309,8 @@ def compile_resource(
         entry=entry,
         converters=_converters(handler),
         completion=completion,
+        security=cls.security,
+        non_empty=_non_empty(template) if template is not None else frozenset(),
     )
 
 

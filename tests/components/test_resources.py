@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from mcp import types
+from mcp.server.mcpserver import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcp.shared.uri_template import UriTemplate
 
 from container import Container
@@ -459,6 +460,204 @@ async def test_the_sdk_client_reads_a_hidden_static_uri_from_the_template(mode: 
         (contents,) = (await sdk.read_resource("items://special")).contents
         assert isinstance(contents, types.TextResourceContents)
         assert contents.text == "template special"
+
+
+# -- unsafe and empty URI variables ----------------------------------------------------------------
+
+
+class Reads:
+    """What the handlers below were asked to read (a refused URI never gets here)."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+
+class FileResource(Resource):
+    name = "file"
+    uri_template = "files://{+path}"
+
+    def handle(self, path: str, reads: Reads) -> McpResponse:
+        reads.seen.append(path)
+        return McpResponse.text(f"file {path}")
+
+
+class DocResource(Resource):
+    name = "doc"
+    uri_template = "docs://{name}"
+
+    def handle(self, name: str, reads: Reads) -> McpResponse:
+        reads.seen.append(name)
+        return McpResponse.text(f"doc {name}")
+
+
+class DiffResource(Resource):
+    name = "diff"
+    uri_template = "git://diff/{+range}"
+    security = ResourceSecurity(exempt_params={"range"})
+
+    def handle(self, range: str, reads: Reads) -> McpResponse:
+        reads.seen.append(range)
+        return McpResponse.text(f"diff {range}")
+
+
+class Files(Server):
+    name = "Files"
+    resources = (FileResource, DocResource, DiffResource)
+
+
+def files(era: str) -> tuple[McpTestClient, Reads]:
+    container = Container()
+    reads = Reads()
+    container.instance(Reads, reads)
+    return McpTestClient(container, Files, protocol=era), reads
+
+
+UNSAFE = [
+    "files://../etc/passwd",  # a .. segment
+    "files://a/../../etc/passwd",  # one that climbs out
+    "files://a/%2E%2E/%2E%2E/b",  # percent-encoded dots
+    "files://..%5Cwindows",  # backslash traversal: ..\windows
+    "files://%2Fetc%2Fpasswd",  # absolute once decoded
+    "files://C:%5Cboot.ini",  # a Windows drive path
+    "files://%5C%5Cserver%5Cshare",  # a UNC path
+    "files://notes%00.txt",  # a NUL byte
+    "docs://..",
+    "docs://%2E%2E",
+    "docs://%2Fetc",
+    "docs://a%00",
+]
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("uri", UNSAFE)
+async def test_an_unsafe_uri_variable_is_an_unknown_resource(era: str, uri: str) -> None:
+    client, reads = files(era)
+    error = (await client.read_resource(uri)).error
+    assert error == {
+        "code": not_found_code(era),
+        "message": "Resource not found",
+        "data": {"uri": uri},
+    }
+    assert reads.seen == []
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize(
+    ("uri", "text"),
+    [
+        ("files://a/../b", "file a/../b"),  # stays inside
+        ("files://1.0..2.0/notes.txt", "file 1.0..2.0/notes.txt"),  # .. only as a segment
+        ("docs://readme.md", "doc readme.md"),
+        ("git://diff/v1..v2/../x", "diff v1..v2/../x"),  # an exempt variable
+        ("git://diff/../main", "diff ../main"),
+    ],
+)
+async def test_safe_and_exempt_uri_variables_are_served(era: str, uri: str, text: str) -> None:
+    client, _ = files(era)
+    assert (await client.read_resource(uri)).assertOk().texts == [text]
+
+
+@pytest.mark.parametrize("mode", SDK_MODES)
+async def test_the_sdk_client_sees_an_unsafe_uri_as_unknown(mode: str) -> None:
+    container = Container()
+    container.instance(Reads, Reads())
+    async with sdk_client(Files, container, mode) as sdk:
+        for uri in ("files://../etc/passwd", "docs://%2E%2E", "files://notes%00.txt"):
+            with pytest.raises(mcp.MCPError) as raised:
+                await sdk.read_resource(uri)
+            assert raised.value.code == (
+                types.INVALID_PARAMS if mode == "2026-07-28" else RESOURCE_NOT_FOUND
+            )
+            assert raised.value.data == {"uri": uri}
+        (contents,) = (await sdk.read_resource("git://diff/../main")).contents
+        assert isinstance(contents, types.TextResourceContents)
+        assert contents.text == "diff ../main"
+
+
+def test_the_default_policy_is_the_sdks() -> None:
+    assert Resource.security is DEFAULT_RESOURCE_SECURITY
+    (compiled,) = compile_resources(DiffResource).templates
+    assert compiled.security is DiffResource.security
+
+
+class ExemptsATypo(Resource):
+    uri_template = "git://diff/{+range}"
+    security = ResourceSecurity(exempt_params={"rnage"})
+
+    def handle(self, range: str) -> McpResponse:
+        return McpResponse.text(range)
+
+
+class NotAPolicy(Resource):
+    uri_template = "git://log/{+range}"
+    security = frozenset({"range"})  # type: ignore[assignment]
+
+    def handle(self, range: str) -> McpResponse:
+        return McpResponse.text(range)
+
+
+def test_a_misdeclared_security_policy_fails_compilation() -> None:
+    with pytest.raises(CompileError) as raised:
+        compile_resources(ExemptsATypo, NotAPolicy)
+    message = str(raised.value)
+    assert "exempt_params names no URI variable of this resource: rnage" in message
+    assert "security must be a ResourceSecurity, not frozenset" in message
+
+
+class Book(Resource):
+    name = "book"
+    uri_template = "books://{isbn}"
+
+    def handle(self, isbn: str) -> McpResponse:
+        return McpResponse.text(f"book {isbn}")
+
+
+class Search(Resource):
+    name = "search"
+    uri_template = "search://books{?term}"
+
+    def handle(self, term: str = "(any)") -> McpResponse:
+        return McpResponse.text(f"search {term!r}")
+
+
+class Shelf(Resource):
+    name = "shelf"
+    uri_template = "shelves://main{/path*}"
+
+    def handle(self, path: list[str]) -> McpResponse:
+        return McpResponse.text(f"shelf {path}")
+
+
+class Books(Server):
+    name = "Books"
+    resources = (Book, Search, Shelf)
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_an_empty_uri_variable_does_not_match(era: str) -> None:
+    client = McpTestClient(Container(), Books, protocol=era)
+    error = (await client.read_resource("books://")).error
+    assert error == {
+        "code": not_found_code(era),
+        "message": "Resource not found",
+        "data": {"uri": "books://"},
+    }
+    assert (await client.read_resource("books://42")).texts == ["book 42"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize(
+    ("uri", "text"),
+    [
+        ("search://books?term=", "search ''"),  # a query variable spells "empty" as term=
+        ("search://books", "search '(any)'"),
+        ("shelves://main", "shelf []"),  # an exploded variable may be an empty list
+        ("shelves://main/a/b", "shelf ['a', 'b']"),
+    ],
+)
+async def test_a_template_may_say_a_variable_can_be_empty(era: str, uri: str, text: str) -> None:
+    client = McpTestClient(Container(), Books, protocol=era)
+    assert (await client.read_resource(uri)).assertOk().texts == [text]
 
 
 # -- template overlap, as a property -------------------------------------------------------------
