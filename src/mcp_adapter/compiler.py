@@ -25,7 +25,7 @@ from mcp_adapter.errors import CompileError, problem
 from mcp_adapter.handlers import HandlerPlan, Source, plan_handler
 from mcp_adapter.naming import default_name, valid_name
 from mcp_adapter.results import wrap_schema
-from mcp_adapter.uri_overlap import can_overlap
+from mcp_adapter.uri_overlap import non_empty_variables, shared_uri
 from schemas import Contract, ContractError, Schema
 
 SHOULD_REGISTER = "shouldRegister"
@@ -218,22 +218,6 @@ def _template(cls: type[Resource], problems: list[Problem]) -> UriTemplate | Non
         return None
 
 
-def _non_empty(template: UriTemplate) -> frozenset[str]:
-    """Variables an empty value may not fill: ``books://{isbn}`` does not serve ``books://``.
-
-    Named operators (``{;x}``, ``{?x}``, ``{&x}``) spell an empty value (``;x``, ``?x=``)
-    and an exploded variable may be an empty list: those the template allows to be empty.
-    """
-    allowed_empty = template.query_variable_names
-    return frozenset(
-        variable.name
-        for variable in template.variables
-        if not variable.explode
-        and variable.operator in ("", "+", "#", ".", "/")
-        and variable.name not in allowed_empty
-    )
-
-
 def _security(cls: type[Resource], variables: Sequence[str], problems: list[Problem]) -> None:
     where = (f"{cls.__qualname__}.security",)
     policy: object = cls.security  # declared, but a class body may say anything
@@ -310,7 +294,7 @@ def compile_resource(
         converters=_converters(handler),
         completion=completion,
         security=cls.security,
-        non_empty=_non_empty(template) if template is not None else frozenset(),
+        non_empty=non_empty_variables(template) if template is not None else frozenset(),
     )
 
 
@@ -367,15 +351,25 @@ def _overlapping(templates: list[CompiledResource], problems: list[Problem]) -> 
     """Two templates that can match the same URI make reads ambiguous."""
     for index, first in enumerate(templates):
         for second in templates[index + 1 :]:
-            if can_overlap(first.uri_template_text, second.uri_template_text):
-                problems.append(
-                    problem(
-                        (second.cls.__qualname__,),
-                        f"uri_template {second.uri_template_text!r} can match the same URIs as "
-                        f"{first.cls.__qualname__}'s {first.uri_template_text!r}",
-                        "make the literal parts of the templates differ",
-                    )
+            shared = shared_uri(first.uri_template_text, second.uri_template_text)
+            if shared is None:
+                continue
+            if shared.matched_by_both:
+                why = f"both match {shared.uri!r}"
+            else:
+                why = (
+                    f"their patterns both allow {shared.uri!r}; the SDK's matcher may tell "
+                    "them apart there, but this check cannot prove it, so it refuses"
                 )
+            problems.append(
+                problem(
+                    (second.cls.__qualname__,),
+                    f"uri_template {second.uri_template_text!r} can match the same URIs as "
+                    f"{first.cls.__qualname__}'s {first.uri_template_text!r}: {why}",
+                    "make the literal parts of the templates differ (e.g. a distinct first "
+                    "path segment per template)",
+                )
+            )
 
 
 def _unique(
