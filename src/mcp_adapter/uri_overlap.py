@@ -7,11 +7,11 @@ excluded). Two templates overlap when the two languages intersect, decided by a
 search of the product of their automata, which also yields a shortest shared URI.
 
 The language is exact for each construct and may be a little larger than what
-the SDK's matcher accepts (its scan anchors each variable on the first or last
-occurrence of a literal, and it checks ``name=`` of exploded named parameters),
-never smaller. So a pair this check passes can never match one URI; a pair it
-refuses usually can, and the shared URI is then checked with the SDK's own
-``UriTemplate.match`` so the compile error can say which case it is.
+the SDK's matcher accepts (its scan, which never backtracks, anchors a variable
+on the first or the last occurrence of the literal next to it), never smaller.
+So a pair this check passes can never match one URI; a pair it refuses usually
+can, and the shared URI is then checked with the SDK's own ``UriTemplate.match``
+so the compile error can say which case it is.
 """
 
 from __future__ import annotations
@@ -36,7 +36,9 @@ _STOPS = {
     "?": "&#",
     "&": "&#",
 }
-"""What each operator's value may not contain, as in the SDK's matcher."""
+"""What each operator's value may not contain: the SDK matcher's own table (private
+there, so copied; the property test in tests/components/test_resources.py holds this
+module to the SDK's ``UriTemplate.match``)."""
 _PREFIX = {"": "", "+": "", "#": "#", ".": ".", "/": "/", ";": ";", "?": "?", "&": "&"}
 _SEPARATOR = {"": ",", "+": ",", "#": ",", ".": ".", "/": "/", ";": ";", "?": "&", "&": "&"}
 _UNNAMED_BOUNDED = frozenset({"", "+", "#", ".", "/"})
@@ -284,4 +286,3 @@ def shared_uri(first: str, second: str) -> SharedUri | None:
     if found is None:
         return None
     return SharedUri(found, all(t.match(found) is not None for t in parsed))
-
