@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import Any
 
 from mcp import types
+from mcp.server.mcpserver import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcp.shared.uri_template import UriTemplate
 
 from mcp_adapter.components import PromptArgument
@@ -92,15 +93,28 @@ class CompiledResource(CompiledComponent):
     converters: Mapping[str, Contract[Any]] = field(repr=False, kw_only=True)
     """Typed URI variables (``id: int``) are validated from their text."""
     completion: HandlerPlan | None = field(default=None, repr=False, kw_only=True)
+    security: ResourceSecurity = field(default=DEFAULT_RESOURCE_SECURITY, repr=False, kw_only=True)
+    """The SDK's policy for the decoded URI variables (``Resource.security``)."""
+    non_empty: frozenset[str] = field(default=frozenset(), repr=False, kw_only=True)
+    """URI variables that must not be empty: those whose expansion has no spelling of
+    "empty" of its own (``{;x}``, ``{?x}``, ``{&x}`` and explode lists have one)."""
 
     @property
     def uri_template_text(self) -> str:
         return str(self.template) if self.template is not None else ""
 
     def match(self, uri: str) -> dict[str, Any] | None:
+        """The variables of ``uri``, or ``None`` when this resource does not serve it:
+        the template does not match, a required variable is empty, or a value fails
+        the security policy (as ``MCPServer`` refuses it: an unknown resource)."""
         if self.template is None:
             return {} if uri == self.uri else None
-        return self.template.match(uri)
+        variables = self.template.match(uri)
+        if variables is None or any(variables.get(name) == "" for name in self.non_empty):
+            return None
+        if self.security.validate(variables) is not None:
+            return None
+        return variables
 
 
 @dataclass(frozen=True, slots=True)

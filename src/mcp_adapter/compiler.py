@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from mcp import types
+from mcp.server.mcpserver import ResourceSecurity
 from mcp.shared.uri_template import InvalidUriTemplate, UriTemplate
 
 from container import Container, Problem
@@ -24,7 +25,7 @@ from mcp_adapter.errors import CompileError, problem
 from mcp_adapter.handlers import HandlerPlan, Source, plan_handler
 from mcp_adapter.naming import default_name, valid_name
 from mcp_adapter.results import wrap_schema
-from mcp_adapter.uri_overlap import can_overlap
+from mcp_adapter.uri_overlap import non_empty_variables, shared_uri
 from schemas import Contract, ContractError, Schema
 
 SHOULD_REGISTER = "shouldRegister"
@@ -217,6 +218,29 @@ def _template(cls: type[Resource], problems: list[Problem]) -> UriTemplate | Non
         return None
 
 
+def _security(cls: type[Resource], variables: Sequence[str], problems: list[Problem]) -> None:
+    where = (f"{cls.__qualname__}.security",)
+    policy: object = cls.security  # declared, but a class body may say anything
+    if not isinstance(policy, ResourceSecurity):
+        problems.append(
+            problem(
+                where,
+                f"security must be a ResourceSecurity, not {type(policy).__name__}",
+                "use mcp.server.mcpserver.ResourceSecurity(exempt_params={...})",
+            )
+        )
+        return
+    unknown = sorted(set(policy.exempt_params) - set(variables))
+    if unknown:
+        problems.append(
+            problem(
+                where,
+                f"exempt_params names no URI variable of this resource: {', '.join(unknown)}",
+                f"URI variables: {', '.join(variables) or 'none'}",
+            )
+        )
+
+
 def compile_resource(
     cls: type[Resource], container: Container, problems: list[Problem]
 ) -> CompiledResource | None:
@@ -225,6 +249,7 @@ def compile_resource(
     name = _name_of(cls, "Resource", problems)
     template = _template(cls, problems)
     variables = template.variable_names if template is not None else []
+    _security(cls, variables, problems)
     handler, found = plan_handler(cls, "handle", container, argument_names=variables)
     problems.extend(found)
     hooks = compile_hooks(cls, container, problems)
@@ -268,6 +293,8 @@ def compile_resource(
         entry=entry,
         converters=_converters(handler),
         completion=completion,
+        security=cls.security,
+        non_empty=non_empty_variables(template) if template is not None else frozenset(),
     )
 
 
@@ -324,15 +351,25 @@ def _overlapping(templates: list[CompiledResource], problems: list[Problem]) -> 
     """Two templates that can match the same URI make reads ambiguous."""
     for index, first in enumerate(templates):
         for second in templates[index + 1 :]:
-            if can_overlap(first.uri_template_text, second.uri_template_text):
-                problems.append(
-                    problem(
-                        (second.cls.__qualname__,),
-                        f"uri_template {second.uri_template_text!r} can match the same URIs as "
-                        f"{first.cls.__qualname__}'s {first.uri_template_text!r}",
-                        "make the literal parts of the templates differ",
-                    )
+            shared = shared_uri(first.uri_template_text, second.uri_template_text)
+            if shared is None:
+                continue
+            if shared.matched_by_both:
+                why = f"both match {shared.uri!r}"
+            else:
+                why = (
+                    f"their patterns both allow {shared.uri!r}; the SDK's matcher may tell "
+                    "them apart there, but this check cannot prove it, so it refuses"
                 )
+            problems.append(
+                problem(
+                    (second.cls.__qualname__,),
+                    f"uri_template {second.uri_template_text!r} can match the same URIs as "
+                    f"{first.cls.__qualname__}'s {first.uri_template_text!r}: {why}",
+                    "make the literal parts of the templates differ (e.g. a distinct first "
+                    "path segment per template)",
+                )
+            )
 
 
 def _unique(

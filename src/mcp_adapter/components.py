@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic
 
 from mcp import types
+from mcp.server.mcpserver import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from typing_extensions import TypeVar
 
 from mcp_adapter.annotations import ToolAnnotations
@@ -60,6 +61,10 @@ class Resource(Component):
     uri_template: ClassVar[str | None] = None
     mime_type: ClassVar[str | None] = None
     size: ClassVar[int | None] = None
+    security: ClassVar[ResourceSecurity] = DEFAULT_RESOURCE_SECURITY
+    """The SDK's path-safety policy for decoded URI variables: a value with a ``..``
+    segment, an absolute path or a NUL byte makes the URI an unknown resource.
+    Opt a variable out with ``ResourceSecurity(exempt_params={"name"})``."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

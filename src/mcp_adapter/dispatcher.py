@@ -22,7 +22,13 @@ from mcp_adapter.catalog import (
     CompiledTool,
 )
 from mcp_adapter.context import is_modern, snapshot, supports_elicitation
-from mcp_adapter.errors import RESOURCE_NOT_FOUND, forbidden, logger, new_incident, unknown
+from mcp_adapter.errors import (
+    forbidden,
+    logger,
+    new_incident,
+    resource_not_found,
+    unknown,
+)
 from mcp_adapter.input_requests import accepted, envelope
 from mcp_adapter.request import McpRequest, Transport, freeze
 from mcp_adapter.response import McpResponse
@@ -319,9 +325,13 @@ class Dispatcher:
         )
 
     def find_resource(self, uri: str) -> tuple[CompiledResource, dict[str, Any]] | None:
+        """The resource that serves ``uri``: a static one first, else the matching template."""
         static = self.catalog.resources.get(uri)
         if static is not None:
             return static, {}
+        return self.find_template(uri)
+
+    def find_template(self, uri: str) -> tuple[CompiledResource, dict[str, Any]] | None:
         for template in self.catalog.templates:
             variables = template.match(uri)
             if variables is not None:
@@ -332,20 +342,34 @@ class Dispatcher:
         self, ctx: Any, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
-        found = self.find_resource(uri)
-        if found is None:
-            raise _not_found(uri)
-        resource, variables = found
+        static = self.catalog.resources.get(uri)
+        if static is not None:
+            result = await self._read(ctx, uri, static, {})
+            if result is not None:
+                return result
+            # Hidden is absent: answer what the server would without the static resource.
+        found = self.find_template(uri)
+        result = await self._read(ctx, uri, *found) if found is not None else None
+        if result is None:
+            raise resource_not_found(uri, modern=is_modern(ctx))
+        return result
+
+    async def _read(
+        self, ctx: Any, uri: str, resource: CompiledResource, variables: dict[str, Any]
+    ) -> types.ReadResourceResult | None:
+        """Read ``resource`` in a scope of its own; ``None`` when it is hidden from this caller."""
         request = (
             self.request(ctx, uri=uri, uri_variables=variables) if resource.needs_request else None
         )
 
-        async def read() -> types.ReadResourceResult:
+        async def read() -> types.ReadResourceResult | None:
             async with self.container.scope() as scope:
                 if resource.hooks.any:
-                    await self._gate(
-                        "resource", resource, scope, request, hidden=lambda: _not_found(uri)
-                    )
+                    registered, authorized = await self.visible(resource, scope, request)
+                    if not registered:
+                        return None
+                    if not authorized:
+                        raise forbidden("resource", resource.name)
                 arguments = self._convert(resource.converters, variables, "URI variable")
                 instance = await resource.instance(scope)
                 outcome = await resource.handler.invoke(instance, scope, request, None, arguments)
@@ -353,7 +377,7 @@ class Dispatcher:
                     outcome, owner=resource.cls.__qualname__, uri=uri, mime_type=resource.mime_type
                 )
 
-        def failed(incident: str) -> types.ReadResourceResult:
+        def failed(incident: str) -> types.ReadResourceResult | None:
             raise MCPError(types.INTERNAL_ERROR, f"Resource read failed (incident {incident})")
 
         return await self._guarded("resource", uri, read, failed)
@@ -485,10 +509,6 @@ def _no_back_channel() -> MCPError:
         "elicitation request (stateless or JSON-response HTTP); serve it statefully with SSE "
         "responses, or call it with 2026-07-28",
     )
-
-
-def _not_found(uri: str) -> MCPError:
-    return MCPError(RESOURCE_NOT_FOUND, "Resource not found", {"uri": uri})
 
 
 def _check_prompt_arguments(prompt: CompiledPrompt, given: Mapping[str, Any]) -> None:

@@ -16,7 +16,8 @@ logger = logging.getLogger("mcp_adapter")
 AUTHORIZATION_ERROR = -32003
 """JSON-RPC error code for a component the caller may not use (``authorize()`` said no)."""
 RESOURCE_NOT_FOUND = -32002
-"""JSON-RPC error code the MCP specification gives to reading an unknown resource."""
+"""JSON-RPC error code of reading an unknown resource in 2025-11-25 (retired in 2026-07-28,
+which answers ``INVALID_PARAMS`` with ``data.uri``: see ``resource_not_found``)."""
 
 
 class CompileError(ResolutionError):
@@ -38,6 +39,16 @@ def new_incident() -> str:
 
 def unknown(kind: str, name: str) -> MCPError:
     return MCPError(INVALID_PARAMS, f"Unknown {kind}: {name}")
+
+
+def resource_not_found(uri: str, *, modern: bool) -> MCPError:
+    """Reading ``uri`` found nothing: ``-32602`` in 2026-07-28, ``-32002`` in 2025-11-25.
+
+    Both carry the URI as ``data.uri``.
+    """
+    return MCPError(
+        INVALID_PARAMS if modern else RESOURCE_NOT_FOUND, "Resource not found", {"uri": uri}
+    )
 
 
 def forbidden(kind: str, name: str) -> MCPError:

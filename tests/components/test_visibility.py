@@ -18,7 +18,7 @@ from mcp import types
 
 from container import Container
 from mcp_adapter import McpRequest, McpResponse, Prompt, PromptArgument, Resource, Server, Tool
-from mcp_adapter.errors import AUTHORIZATION_ERROR
+from mcp_adapter.errors import AUTHORIZATION_ERROR, RESOURCE_NOT_FOUND
 from mcp_adapter.testing import McpTestClient
 from schemas import Schema
 from tests.components.support import ERAS, SDK_MODES, sdk_client
@@ -322,7 +322,8 @@ async def test_the_sdk_client_sees_the_same(
             with pytest.raises(mcp.MCPError) as raised:
                 await direct()
             if not case.registered:
-                expected = types.INVALID_PARAMS if kind in ("tool", "prompt") else -32002
+                legacy_resource = kind in ("resource", "template") and mode == "legacy"
+                expected = RESOURCE_NOT_FOUND if legacy_resource else types.INVALID_PARAMS
                 assert raised.value.code == expected
             else:
                 assert raised.value.code == AUTHORIZATION_ERROR
