@@ -20,12 +20,20 @@ wrapped as ``{"result": value}`` (the convention of the SDK's own ``MCPServer``)
 
 
 def wrap_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """The 2025-11-25 output schema of a non-object contract."""
-    return {
+    """The 2025-11-25 output schema of a non-object contract.
+
+    The contract's ``$defs`` move to the wrapper's root: its ``$ref``s read
+    ``#/$defs/...`` from the root of the document, which is now the wrapper.
+    """
+    inner = {key: value for key, value in schema.items() if key != "$defs"}
+    wrapped: dict[str, Any] = {
         "type": "object",
-        "properties": {LEGACY_WRAP_KEY: schema},
+        "properties": {LEGACY_WRAP_KEY: inner},
         "required": [LEGACY_WRAP_KEY],
     }
+    if "$defs" in schema:
+        wrapped["$defs"] = schema["$defs"]
+    return wrapped
 
 
 def responses_of(outcome: Any, owner: str) -> tuple[McpResponse, ...]:
