@@ -30,6 +30,7 @@ from mcp_adapter.errors import (
     unknown,
 )
 from mcp_adapter.input_requests import accepted, envelope
+from mcp_adapter.interrupts import cancelled_for_real
 from mcp_adapter.request import McpRequest, Transport, freeze
 from mcp_adapter.response import McpResponse
 from mcp_adapter.results import (
@@ -184,9 +185,13 @@ class Dispatcher:
             raise
         except Exception as exc:  # noqa: BLE001 - every failure becomes a safe answer
             return failure(self._incident(what, name, exc))
+        except BaseException as exc:
+            if cancelled_for_real(exc):
+                raise
+            return failure(self._incident(what, name, exc))
 
     @staticmethod
-    def _incident(what: str, name: str, error: Exception) -> str:
+    def _incident(what: str, name: str, error: BaseException) -> str:
         """Log ``error`` with its traceback under a new incident id, and return the id."""
         incident = new_incident()
         logger.error("%s %r failed (incident %s)", what, name, incident, exc_info=error)
@@ -234,6 +239,10 @@ class Dispatcher:
         except MCPError:
             raise
         except Exception as exc:  # noqa: BLE001 - every failure becomes a safe result
+            return execution_failed(self._incident("tool", tool.name, exc))
+        except BaseException as exc:
+            if cancelled_for_real(exc):
+                raise
             return execution_failed(self._incident("tool", tool.name, exc))
 
     async def _call_tool(

@@ -16,6 +16,7 @@ from starlette.requests import Request as HttpRequest
 from container import Container, Problem
 from container.introspect import EMPTY, AnnotationError, Param, parameters, type_name
 from mcp_adapter.errors import HttpRequestUnavailable, problem
+from mcp_adapter.interrupts import in_thread
 from mcp_adapter.request import McpRequest
 
 
@@ -138,7 +139,7 @@ def call_off_loop(
     """
     if is_async:
         return cast(Awaitable[Any], function(**kwargs))
-    return anyio.to_thread.run_sync(functools.partial(function, **kwargs))
+    return anyio.to_thread.run_sync(functools.partial(in_thread, function, kwargs))
 
 
 def _is_subclass(annotation: Any, base: type) -> bool:

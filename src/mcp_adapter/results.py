@@ -11,7 +11,8 @@ from pydantic_core import to_json, to_jsonable_python
 
 from mcp_adapter.errors import HandlerResultError, OutputContractError
 from mcp_adapter.response import McpResponse
-from schemas import Contract, render, summarize
+from schemas import Contract, FieldError, render, summarize
+from schemas.wire import may_hold_non_finite, non_json
 
 LEGACY_WRAP_KEY = "result"
 """In the 2025-11-25 era ``structuredContent`` must be an object: other values are
@@ -19,12 +20,20 @@ wrapped as ``{"result": value}`` (the convention of the SDK's own ``MCPServer``)
 
 
 def wrap_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """The 2025-11-25 output schema of a non-object contract."""
-    return {
+    """The 2025-11-25 output schema of a non-object contract.
+
+    The contract's ``$defs`` move to the wrapper's root: its ``$ref``s read
+    ``#/$defs/...`` from the root of the document, which is now the wrapper.
+    """
+    inner = {key: value for key, value in schema.items() if key != "$defs"}
+    wrapped: dict[str, Any] = {
         "type": "object",
-        "properties": {LEGACY_WRAP_KEY: schema},
+        "properties": {LEGACY_WRAP_KEY: inner},
         "required": [LEGACY_WRAP_KEY],
     }
+    if "$defs" in schema:
+        wrapped["$defs"] = schema["$defs"]
+    return wrapped
 
 
 def responses_of(outcome: Any, owner: str) -> tuple[McpResponse, ...]:
@@ -50,14 +59,34 @@ def _json(value: Any) -> Any:
 
 
 def _checked_output(output: Contract[Any] | None, value: Any) -> Any:
+    """The JSON form of ``value``, validated by ``output`` if declared; a value JSON cannot
+    carry (``nan``, ``inf``, a lone surrogate) fails, with or without a contract."""
     if output is None:
-        return _json(value)
+        checked = _json(value)
+    else:
+        try:
+            checked = output.dump(output.validate(value))
+        except ValidationError as exc:
+            detail = render(summarize(exc), "structured content")
+            raise OutputContractError(
+                f"structured content violates the output contract: {detail}"
+            ) from None
+    _representable(checked)
+    return checked
+
+
+def _representable(value: Any) -> None:
+    """Raise ``OutputContractError`` if JSON cannot carry ``value`` as it is."""
     try:
-        return output.dump(output.validate(value))
-    except ValidationError as exc:
-        raise OutputContractError(
-            f"structured content violates the output contract: {render(summarize(exc))}"
-        ) from None
+        data = to_json(value, inf_nan_mode="constants")
+    except ValueError:
+        data = b"NaN"  # not encodable: let non_json say where
+    if may_hold_non_finite(data):
+        faults = non_json(value)
+        if faults:
+            raise OutputContractError(
+                f"structured content cannot be sent as JSON: {render(faults, 'structured content')}"
+            )
 
 
 def _legacy_structured(value: Any) -> dict[str, Any]:
@@ -156,6 +185,8 @@ def _complete_result(
         return result.model_copy(
             update={"structured_content": checked if modern else _legacy_structured(checked)}
         )
+    if result.structured_content is not None:
+        _representable(result.structured_content)
     if result.structured_content is not None and not modern:
         return result.model_copy(
             update={"structured_content": _legacy_structured(result.structured_content)}
@@ -173,9 +204,14 @@ def error_result(text: str, meta: dict[str, Any] | None = None) -> types.CallToo
     )
 
 
-def invalid_arguments(errors: Sequence[Any]) -> types.CallToolResult:
-    """``Invalid tool arguments`` with field paths; never the rejected values."""
-    lines = "\n".join(f"- {error}" for error in errors)
+ARGUMENTS = "arguments"
+"""How an ``Invalid tool arguments`` line names the whole arguments object (path ``""``)."""
+
+
+def invalid_arguments(errors: Sequence[FieldError]) -> types.CallToolResult:
+    """``Invalid tool arguments`` with field paths (a bounded summary: ``schemas.summarize``);
+    never the rejected values."""
+    lines = "\n".join(f"- {error.render(ARGUMENTS)}" for error in errors)
     return error_result(
         f"Invalid tool arguments\n{lines}",
         {"errors": [{"path": e.path, "message": e.message, "type": e.type} for e in errors]},

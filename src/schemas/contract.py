@@ -8,9 +8,10 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
-from pydantic_core import to_json
+from pydantic_core import PydanticSerializationError, to_json
 
 from schemas.errors import ContractError, FieldError, summarize
+from schemas.wire import may_hold_non_finite, non_json
 
 T = TypeVar("T")
 
@@ -98,10 +99,23 @@ class Contract(Generic[T]):
         """Like ``check`` with JSON semantics, for values that arrived as JSON.
 
         A strict contract then accepts what its published schema promises
-        (an ISO date string for a ``date``, an array for a ``tuple``).
+        (an ISO date string for a ``date``, an array for a ``tuple``). What JSON
+        cannot carry fails here, whatever the contract: a non-finite number
+        (``NaN``/``Infinity`` literals) and a string with a lone surrogate.
         """
         try:
-            return self.adapter.validate_json(to_json(value)), ()
+            data = to_json(value, inf_nan_mode="constants")
+        except PydanticSerializationError:
+            faults = non_json(value)
+            if faults:
+                return None, faults
+            raise
+        if may_hold_non_finite(data):
+            faults = non_json(value)
+            if faults:
+                return None, faults
+        try:
+            return self.adapter.validate_json(data), ()
         except PydanticValidationError as exc:
             return None, summarize(exc)
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
+from pydantic import ConfigDict
+
 from container import Container
-from mcp_adapter import McpResponse, Server, Tool
+from mcp_adapter import McpResponse, Server, Tool, ToolAnnotations
 from schemas import Schema
 
 
@@ -65,3 +67,23 @@ def not_a_container() -> str:
 
 def exploding_container() -> Container:
     raise RuntimeError("database is down")
+
+
+class ExternalRefInput(Schema):
+    """Its published schema points outside itself: clients cannot resolve it."""
+
+    model_config = ConfigDict(json_schema_extra={"$ref": "https://example.com/elsewhere.json"})
+
+    text: str = ""
+
+
+class ExternalRefTool(Tool[ExternalRefInput]):
+    name = "external-ref"
+    annotations = ToolAnnotations(read_only=True)
+
+    async def handle(self, payload: ExternalRefInput) -> McpResponse:
+        return McpResponse.text(payload.text)
+
+
+class UnresolvableSchemaServer(Server):
+    tools = (ExternalRefTool,)

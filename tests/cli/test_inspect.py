@@ -132,3 +132,16 @@ def test_debug_shows_the_traceback(in_root: Path, capsys: pytest.CaptureFixture[
 def test_no_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 2
     assert "serve" in capsys.readouterr().err
+
+
+def test_check_refuses_a_published_schema_that_does_not_resolve(
+    in_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check", "tests.cli.apps:UnresolvableSchemaServer"]) == 1
+    out = capsys.readouterr().out
+    for era in ("2026-07-28", "2025-11-25"):
+        assert (
+            f"tool 'external-ref' ({era}) inputSchema: $ref "
+            "'https://example.com/elsewhere.json' does not resolve inside the schema"
+        ) in out
+    assert out.splitlines()[-1] == "tests.cli.apps:UnresolvableSchemaServer: 2 problems"

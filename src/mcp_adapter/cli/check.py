@@ -11,6 +11,8 @@ from mcp_adapter.catalog import Catalog
 from mcp_adapter.cli.loading import load_container, load_servable
 from mcp_adapter.cli.serve import add_container_option
 from mcp_adapter.errors import CompileError
+from mcp_adapter.errors import problem as declaration_problem
+from mcp_adapter.schema_check import published_schema_problems
 from mcp_adapter.serving import NotServableError, catalog_of
 
 
@@ -20,6 +22,8 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="compile a server and validate its container; exit 1 on any problem",
         description="Compile MODULE:ATTR against the container and validate every binding. "
+        "Checks that every published input and output schema, in both protocol eras, is a "
+        "valid, self-contained JSON Schema 2020-12. "
         "Prints every problem with its dependency path and exits 1 if there is any; "
         "warns (without failing) about tools whose annotations are unset.",
     )
@@ -45,6 +49,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     problems.extend(p for p in container.check() if p not in problems)
+    if catalog is not None:
+        problems.extend(
+            declaration_problem(
+                (catalog.name,), found, "report it: the adapter published this schema"
+            )
+            for found in published_schema_problems(catalog)
+        )
     for problem in problems:
         print(f"error: {problem.render()}")
     if catalog is not None:
