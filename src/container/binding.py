@@ -165,6 +165,8 @@ class Binding:
     kind: ProviderKind
     factory: Callable[..., Any] = field(repr=False)
     on_close: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
+    eager: bool = field(default=False, repr=False)
+    """A singleton built by ``container.start()``, before any request needs it."""
 
     @classmethod
     def of(cls, key: Any, target: Any, lifetime: Lifetime) -> Binding:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import threading
 from collections.abc import Awaitable, Callable, Iterator, Mapping
@@ -205,8 +206,13 @@ class Container:
             self.on_close(resource_shutdown(binding.target))
         return binding
 
-    def singleton(self, key: Any, target: Any = None) -> Binding:
-        return self.bind(key, target, Lifetime.SINGLETON)
+    def singleton(self, key: Any, target: Any = None, *, eager: bool = False) -> Binding:
+        """Bind a singleton; ``eager=True`` builds it in ``container.start()``."""
+        binding = self.bind(key, target, Lifetime.SINGLETON)
+        if eager:
+            binding = dataclasses.replace(binding, eager=True)
+            self._set(key, binding)
+        return binding
 
     def scoped(self, key: Any, target: Any = None) -> Binding:
         return self.bind(key, target, Lifetime.SCOPED)
@@ -316,6 +322,52 @@ class Container:
             return found
 
         return [k for k in self._singletons if k != key and reaches(k)]
+
+    def with_overrides(self, overrides: Mapping[Any, Any]) -> Container:
+        """A new container with this one's bindings, each key of ``overrides`` bound to its
+        value instead (a class is bound as an implementation, keeping the lifetime).
+
+        Nothing is shared with this container: the copy builds its own singletons.
+        """
+        derived = Container()
+        with self._lock:
+            derived._bindings.update(self._bindings)
+        for key, replacement in overrides.items():
+            previous = derived._bindings.get(key)
+            if isinstance(replacement, type):
+                lifetime = previous.lifetime if previous is not None else Lifetime.TRANSIENT
+                derived._bindings[key] = Binding.of(key, replacement, lifetime)
+            else:
+                derived._bindings[key] = Binding.instance(key, replacement)
+        derived._reset()
+        return derived
+
+    # -- start-up ----------------------------------------------------------------
+
+    def _eager(self) -> list[Any]:
+        with self._lock:
+            return [key for key, binding in self._bindings.items() if binding.eager]
+
+    def start(self) -> None:
+        """Build every eager singleton now, in binding order (sync factories only).
+
+        A failure closes what was built so far, in reverse order, and raises.
+        """
+        try:
+            for key in self._eager():
+                self.get(key)
+        except BaseException:
+            self.close()
+            raise
+
+    async def astart(self) -> None:
+        """Build every eager singleton now, awaiting async factories; see :meth:`start`."""
+        try:
+            for key in self._eager():
+                await self.aget(key)
+        except BaseException:
+            await self.aclose()
+            raise
 
     # -- analysis ------------------------------------------------------------
 
