@@ -31,24 +31,27 @@ def _capabilities(ctx: Any, meta: Mapping[str, Any]) -> Any:
     return capabilities.model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
-def access_token(ctx: Any) -> AccessToken | None:
+def access_token(ctx: Any, caller: AccessToken | None = None) -> AccessToken | None:
     """The verified token of the request ``ctx`` describes, or ``None``.
 
     On HTTP it is read from that request's own ASGI scope (``scope["user"]``,
     set by the authentication middleware for this request only), never from a
     context variable, which a connection's later requests can inherit. Off
-    HTTP (stdio, in process) it is the SDK's auth context, which no transport
-    of this package sets: in-process callers set it to act as someone.
+    HTTP (stdio, in process) it is ``caller``, the token a server built for one
+    caller was given (``McpTestClient(token=...)``), else the SDK's auth
+    context, which no transport of this package sets.
     """
     http_request = getattr(ctx, "request", None)
     if http_request is not None:
         user = http_request.scope.get("user")
         return user.access_token if isinstance(user, AuthenticatedUser) else None
-    return get_access_token()
+    return caller if caller is not None else get_access_token()
 
 
-def _identity(ctx: Any) -> tuple[Identity | None, Mapping[str, Any] | None]:
-    token = access_token(ctx)
+def _identity(
+    ctx: Any, caller: AccessToken | None
+) -> tuple[Identity | None, Mapping[str, Any] | None]:
+    token = access_token(ctx, caller)
     if token is None:
         return None, None
     identity = Identity(
@@ -103,12 +106,13 @@ def snapshot(
     arguments: Mapping[str, Any] | None = None,
     uri: str | None = None,
     uri_variables: Mapping[str, Any] | None = None,
+    caller: AccessToken | None = None,
 ) -> McpRequest:
     """An immutable ``McpRequest`` for the request ``ctx`` describes."""
     raw_params: Mapping[str, Any] = getattr(ctx, "params", None) or {}
     meta = _wire_meta(raw_params, getattr(ctx, "meta", None))
     http_request = getattr(ctx, "request", None)
-    identity, authentication = _identity(ctx)
+    identity, authentication = _identity(ctx, caller)
     modern = is_modern(ctx)
     answers, state = retried_answers(raw_params) if modern else ({}, None)
     return McpRequest(

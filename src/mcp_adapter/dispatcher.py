@@ -11,6 +11,7 @@ import anyio
 import anyio.from_thread
 import anyio.to_thread
 from mcp import MCPError, types
+from mcp.server.auth.provider import AccessToken
 from pydantic import ValidationError
 
 from container import Container
@@ -87,11 +88,18 @@ class Dispatcher:
     """
 
     def __init__(
-        self, catalog: Catalog, container: Container, *, transport: Transport = "memory"
+        self,
+        catalog: Catalog,
+        container: Container,
+        *,
+        transport: Transport = "memory",
+        caller: AccessToken | None = None,
     ) -> None:
         self.catalog = catalog
         self.container = container
         self.transport: Transport = transport
+        self.caller = caller
+        """Off HTTP, the verified token every request is made with (a test's signed-in caller)."""
         size = catalog.page_size
         tools = list(catalog.tools.values())
         self._tool_pages = {
@@ -105,7 +113,11 @@ class Dispatcher:
 
     def request(self, ctx: Any, **fields: Any) -> McpRequest:
         return snapshot(
-            ctx, server_id=self.catalog.name, default_transport=self.transport, **fields
+            ctx,
+            server_id=self.catalog.name,
+            default_transport=self.transport,
+            caller=self.caller,
+            **fields,
         )
 
     # -- visibility -----------------------------------------------------------

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcp.server import Server as SdkServer
+from mcp.server.auth.provider import AccessToken
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.shared.inbound import X_MCP_HEADER_KEY
 
@@ -37,6 +38,7 @@ def build_sdk_server(
     *,
     transport: Transport = "memory",
     request_state_security: RequestStateSecurity | None = None,
+    caller: AccessToken | None = None,
 ) -> SdkServer[Any]:
     """A low-level SDK server whose handlers are the dispatcher's.
 
