@@ -193,7 +193,13 @@ class _Emitter:
     def construct(self, node: Node, local: str, depth: int) -> None:
         args = []
         for dep in node.deps:
-            value = self.bind("D", dep.value) if dep.is_constant else self.value(dep.key, depth)
+            if dep.is_constant:
+                value = self.bind("D", dep.value)
+            elif dep.or_none:
+                value = self.bind("v", None)
+                self.emit(f"{value} = ctx.context.get({self.bind('K', dep.key)})", depth)
+            else:
+                value = self.value(dep.key, depth)
             args.append(value if dep.positional else f"{dep.name}={value}")
         binding = node.binding
         factory = self.bind("F", binding.factory)

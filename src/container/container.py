@@ -268,6 +268,10 @@ class Container:
     def bindings(self) -> Mapping[Any, Binding]:
         return dict(self._bindings)
 
+    def binding(self, key: Any) -> Binding | None:
+        """What ``key`` is bound to (``None`` when unbound, even if it can be autowired)."""
+        return self._bindings.get(key)
+
     @contextmanager
     def override(
         self,

@@ -32,6 +32,8 @@ class Dependency:
     key: Any
     positional: bool
     value: Any = field(default=_NO_VALUE, compare=False)
+    or_none: bool = False
+    """An optional parameter of a context type: ``None`` when the scope was not given one."""
 
     @property
     def is_constant(self) -> bool:
@@ -58,6 +60,8 @@ class Node:
     level_via: tuple[str, ...] = ()
     level_from: Binding | None = None
     """The binding at the end of ``level_via``: what sets the level."""
+    contexts: frozenset[Any] = frozenset()
+    """The context values (``container.context``) it needs, itself or below."""
     problems: list[Problem] = field(default_factory=list)
 
     @property
@@ -212,6 +216,8 @@ class Graph:
         own = binding.lifetime.level
         if own > APP:
             node.level, node.level_via, node.level_from = own, (name,), binding
+        if binding.kind is ProviderKind.CONTEXT:
+            node.contexts = frozenset((key,))
         if binding.kind in _NO_DEPENDENCIES or binding.kind.is_external:
             return node
         try:
@@ -229,6 +235,8 @@ class Graph:
                 continue
             child = self.node(dep.key)
             node.is_async = node.is_async or child.is_async
+            if child.contexts:
+                node.contexts = node.contexts | child.contexts
             if child.level > (deepest.level if deepest is not None else APP):
                 deepest = child
         if deepest is not None and deepest.level > node.level:
@@ -299,7 +307,8 @@ class Graph:
             )
             child = self.node(param.key)
             if child.ok:
-                deps.append(Dependency(param.name, param.key, positional))
+                or_none = param.optional and child.binding.kind is ProviderKind.CONTEXT
+                deps.append(Dependency(param.name, param.key, positional, or_none=or_none))
                 continue
             if param.has_default:
                 if positional_only and in_order:

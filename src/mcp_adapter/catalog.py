@@ -47,14 +47,17 @@ class CompiledComponent:
     build_is_async: bool
     handler: HandlerPlan = field(repr=False)
     hooks: Hooks = field(repr=False)
+    build_contexts: frozenset[Any] = field(default=frozenset(), kw_only=True, repr=False)
+    """The context values building the component itself needs (its constructor's graph)."""
     needs_request: bool = field(init=False, repr=False)
-    """Whether the handler or a hook reads the ``McpRequest`` (else none is built)."""
+    """Whether the handler, a hook, or a service they or the constructor need reads the
+    request (``McpRequest`` or another context value); else none is built."""
     sync_hooks: bool = field(init=False, repr=False)
     """Its hooks, its construction and their services are all sync: a listing runs them,
     with those of the rest of its page, in one worker-thread call (``Dispatcher._filter``)."""
 
     def __post_init__(self) -> None:
-        needs = self.handler.needs_request or self.hooks.needs_request
+        needs = self.handler.needs_request or self.hooks.needs_request or bool(self.build_contexts)
         object.__setattr__(self, "needs_request", needs)
         object.__setattr__(self, "sync_hooks", self.hooks.sync and not self.build_is_async)
 

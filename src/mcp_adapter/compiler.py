@@ -18,6 +18,7 @@ from mcp.shared.uri_template import InvalidUriTemplate, UriTemplate
 
 from container import Container, Problem
 from container.introspect import EMPTY
+from mcp_adapter import scope_context
 from mcp_adapter.annotations import to_protocol_annotations
 from mcp_adapter.catalog import Catalog, CompiledPrompt, CompiledResource, CompiledTool, Hooks
 from mcp_adapter.components import NoContract, Prompt, Resource, Server, Tool
@@ -96,9 +97,14 @@ def _name_of(cls: type, suffix: str, problems: list[Problem]) -> str:
 
 
 def _builder(cls: type, container: Container, problems: list[Problem]) -> tuple[Any, bool]:
+    scope_context.declare(container)
     node = container.node(cls)
     if not node.ok:
         problems.extend(node.problems)
+        return None, False
+    missing = scope_context.unprovided(node.contexts, (cls.__qualname__,))
+    if missing:
+        problems.extend(missing)
         return None, False
     if node.is_async:
         return container.async_builder(cls), True
@@ -174,6 +180,7 @@ def compile_tool(
         cls=cls,
         build=build,
         build_is_async=build_is_async,
+        build_contexts=container.node(cls).contexts,
         handler=handler,
         hooks=hooks,
         input=input_contract,
@@ -285,6 +292,7 @@ def compile_resource(
         cls=cls,
         build=build,
         build_is_async=build_is_async,
+        build_contexts=container.node(cls).contexts,
         handler=handler,
         hooks=hooks,
         uri=cls.uri,
@@ -338,6 +346,7 @@ def compile_prompt(
         cls=cls,
         build=build,
         build_is_async=build_is_async,
+        build_contexts=container.node(cls).contexts,
         handler=handler,
         hooks=hooks,
         arguments=arguments,

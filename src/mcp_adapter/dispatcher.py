@@ -14,7 +14,7 @@ from mcp import MCPError, types
 from mcp.server.auth.provider import AccessToken
 from pydantic import ValidationError
 
-from container import Container
+from container import Container, Scope
 from mcp_adapter.catalog import (
     Catalog,
     CompiledComponent,
@@ -42,6 +42,7 @@ from mcp_adapter.results import (
     resource_contents,
     tool_result,
 )
+from mcp_adapter.scope_context import RequestValues
 from schemas import Contract, render, summarize
 
 T = TypeVar("T")
@@ -120,6 +121,12 @@ class Dispatcher:
             **fields,
         )
 
+    def scope(self, request: McpRequest | None) -> Scope:
+        """The scope of one call: given the request's context values when it has one."""
+        if request is None:
+            return self.container.scope()
+        return self.container.scope(context=RequestValues(request, self.caller))
+
     # -- visibility -----------------------------------------------------------
 
     async def visible(
@@ -165,7 +172,7 @@ class Dispatcher:
 
         async def run_hooks() -> list[Entry]:
             listed: list[Entry] = []
-            async with self.container.scope() as scope:
+            async with self.scope(request) as scope:
                 verdicts = iter(
                     await anyio.to_thread.run_sync(_visible_all, in_thread, scope, request)
                     if in_thread
@@ -264,7 +271,7 @@ class Dispatcher:
         arguments: Mapping[str, Any],
         request: McpRequest | None,
     ) -> types.CallToolResult | types.InputRequiredResult:
-        async with self.container.scope() as scope:
+        async with self.scope(request) as scope:
             if tool.hooks.any:
                 await self._gate("tool", tool, scope, request)
             payload, errors = tool.input.check_wire(arguments)
@@ -384,7 +391,7 @@ class Dispatcher:
         )
 
         async def read() -> types.ReadResourceResult | None:
-            async with self.container.scope() as scope:
+            async with self.scope(request) as scope:
                 if resource.hooks.any:
                     registered, authorized = await self.visible(resource, scope, request)
                     if not registered:
@@ -425,7 +432,7 @@ class Dispatcher:
         request = self.request(ctx, arguments=given) if prompt.needs_request else None
 
         async def get() -> types.GetPromptResult:
-            async with self.container.scope() as scope:
+            async with self.scope(request) as scope:
                 if prompt.hooks.any:
                     await self._gate("prompt", prompt, scope, request)
                 _check_prompt_arguments(prompt, given)
@@ -459,7 +466,7 @@ class Dispatcher:
         if target is None or target.completion is None:
             return empty
         plan = target.completion
-        request = self.request(ctx) if plan.needs_request or target.hooks.needs_request else None
+        request = self.request(ctx) if plan.needs_request or target.needs_request else None
         context = dict(params.context.arguments or {}) if params.context else {}
         arguments = {
             "argument": params.argument.name,
@@ -468,7 +475,7 @@ class Dispatcher:
         }
 
         async def run() -> types.CompleteResult:
-            async with self.container.scope() as scope:
+            async with self.scope(request) as scope:
                 if not all(await self.visible(target, scope, request)):
                     return empty
                 instance = await target.instance(scope)

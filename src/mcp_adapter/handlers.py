@@ -13,8 +13,9 @@ from typing import Any, cast
 import anyio.to_thread
 from starlette.requests import Request as HttpRequest
 
-from container import Container, Problem
+from container import Container, Problem, ProviderKind
 from container.introspect import EMPTY, AnnotationError, Param, parameters, type_name
+from mcp_adapter import scope_context
 from mcp_adapter.errors import HttpRequestUnavailable, problem
 from mcp_adapter.interrupts import in_thread
 from mcp_adapter.request import McpRequest
@@ -44,6 +45,8 @@ class Slot:
     name: str
     source: Source
     key: Any = None
+    or_none: bool = False
+    """A service slot of a context type declared optional: ``None`` when not given."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,12 +65,15 @@ class HandlerPlan:
     arguments: tuple[str, ...]
     function: Callable[..., Any] | None = None
     """Called directly when set (a plain function handler); else ``instance.<method>``."""
+    contexts: frozenset[Any] = frozenset()
+    """The context values its services need (``McpRequest``, ``Identity``, ...)."""
     needs_request: bool = field(init=False)
     sync: bool = field(init=False)
     """A sync method whose services are all sync: ``call_sync`` can run it on one thread."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "needs_request", bool(self.requests or self.http_requests))
+        needs = bool(self.requests or self.http_requests or self.contexts)
+        object.__setattr__(self, "needs_request", needs)
         object.__setattr__(self, "sync", not self.is_async and not self.async_services)
 
     async def invoke(
@@ -221,6 +227,7 @@ def _plan(
     direct: bool = False,
 ) -> tuple[HandlerPlan | None, list[Problem]]:
     label = owner if direct else f"{owner}.{method_name}"
+    scope_context.declare(container)
     try:
         params = parameters(function, skip_self=skip_self)
     except (AnnotationError, ValueError) as exc:
@@ -235,6 +242,9 @@ def _plan(
     if problems:
         return None, problems
     plan = _assemble(owner, method_name, function, slots, container)
+    missing = scope_context.unprovided(plan.contexts, (label,))
+    if missing:
+        return None, missing
     return (dataclasses.replace(plan, function=function) if direct else plan), []
 
 
@@ -269,6 +279,7 @@ def fold(plan: HandlerPlan, extra: HandlerPlan, rename: Callable[[str], str]) ->
         async_services=(*plan.async_services, *((rename(n), b) for n, b in extra.async_services)),
         requests=(*plan.requests, *map(rename, extra.requests)),
         http_requests=(*plan.http_requests, *map(rename, extra.http_requests)),
+        contexts=plan.contexts | extra.contexts,
     )
 
 
@@ -303,7 +314,8 @@ def _classify(
     if key is not EMPTY:
         node = container.node(key)
         if node.ok:
-            return Slot(param.name, Source.SERVICE, key), []
+            or_none = param.optional and node.binding.kind is ProviderKind.CONTEXT
+            return Slot(param.name, Source.SERVICE, key, or_none), []
         if param.has_default or param.optional:
             return Slot(param.name, Source.DEFAULT, key), []
         if isinstance(key, type) and key.__module__ not in ("builtins", "typing"):
@@ -348,7 +360,9 @@ def _assemble(
     async_services: list[tuple[str, Callable[[Any], Any]]] = []
     for slot in slots:
         if slot.source is Source.SERVICE:
-            if container.node(slot.key).is_async:
+            if slot.or_none:
+                services.append((slot.name, _given_or_none(slot.key)))
+            elif container.node(slot.key).is_async:
                 async_services.append((slot.name, container.async_builder(slot.key)))
             else:
                 services.append((slot.name, container.builder(slot.key)))
@@ -368,4 +382,16 @@ def _assemble(
         requests=names(Source.REQUEST),
         http_requests=names(Source.HTTP_REQUEST),
         arguments=names(Source.ARGUMENT),
+        contexts=scope_context.needed(
+            container, [slot.key for slot in slots if slot.source is Source.SERVICE]
+        ),
     )
+
+
+def _given_or_none(key: Any) -> Callable[[Any], Any]:
+    """A builder for an optional context parameter: the scope's value, or ``None``."""
+
+    def given(scope: Any) -> Any:
+        return scope.context.get(key)
+
+    return given

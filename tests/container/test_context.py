@@ -265,3 +265,18 @@ def test_a_plain_scope_pays_nothing_for_contexts_or_sessions() -> None:
 
     container = Container()
     assert type(container.scope()) is Scope
+
+
+def test_an_optional_context_parameter_is_none_when_the_scope_was_not_given_one() -> None:
+    class Greeter:
+        def __init__(self, tenant: Tenant | None) -> None:
+            self.tenant = tenant
+
+    container = Container()
+    container.context(Tenant)
+    container.scoped(Greeter)
+    with container.scope() as scope:
+        assert scope.get(Greeter).tenant is None
+    acme = Tenant("acme")
+    with container.scope(context={Tenant: acme}) as scope:
+        assert scope.get(Greeter).tenant is acme

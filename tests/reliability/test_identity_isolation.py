@@ -16,9 +16,11 @@ from typing import Any
 
 import httpx2
 import pytest
+from starlette.requests import Request
 
 from container import Container
 from mcp_adapter import McpRequest, McpResponse, Server, Tool
+from mcp_adapter.request import Identity
 from mcp_adapter.serving import http_app
 from schemas import Schema
 from tests.reliability.conftest import ERAS
@@ -56,9 +58,24 @@ class MembersTool(Tool):
         return McpResponse.text(f"members: {request.identity.subject}")
 
 
+class CallerView:
+    """A service that knows the request: the caller and the HTTP request, by type."""
+
+    def __init__(self, identity: Identity | None, http: Request) -> None:
+        self.who = identity.subject if identity else "anonymous"
+        self.path = http.url.path
+
+
+class ServiceWhoAmITool(Tool[WhoInput]):
+    name = "service_whoami"
+
+    async def handle(self, payload: WhoInput, view: CallerView) -> McpResponse:
+        return McpResponse.text(f"{view.who} at {view.path}")
+
+
 class IdentityServer(Server):
     name = "identity"
-    tools = (WhoAmITool, MembersTool)
+    tools = (WhoAmITool, MembersTool, ServiceWhoAmITool)
 
 
 def _body(era: str, request_id: int, method: str, params: dict[str, Any]) -> str:
@@ -118,9 +135,20 @@ def test_anonymous_request_after_authenticated_one_on_the_same_connection(
                 None,
             )
             assert _text(anonymous) == "anonymous", f"round {round_}"
+            call = {"name": "service_whoami", "arguments": {"padding": PADDING[:first_size]}}
+            served_first = _send(client, served, era, _body(era, 6, "tools/call", call), "user-al")
+            assert _text(served_first) == "user-al at /mcp"
+            anonymous_service = _send(
+                client,
+                served,
+                era,
+                _body(era, 7, "tools/call", {"name": "service_whoami", "arguments": {}}),
+                None,
+            )
+            assert _text(anonymous_service) == "anonymous at /mcp", f"round {round_}"
             listed = _send(client, served, era, _body(era, 3, "tools/list", {}), None)
             names = [t["name"] for t in listed["result"]["tools"]]
-            assert names == ["whoami"], f"round {round_}"
+            assert names == ["whoami", "service_whoami"], f"round {round_}"
             hidden = _send(
                 client,
                 served,

@@ -1,0 +1,100 @@
+"""The context values the adapter gives every scope it opens for a request.
+
+``McpRequest``, the caller's ``Identity``, the verified ``AccessToken`` and, on
+HTTP, the Starlette ``Request`` are context values of the container
+(``container.context``): any scoped or transient service may take them as
+constructor parameters, by type, and none of them is ever autowired. The
+adapter declares them when it compiles a server, and gives each request scope
+a :class:`RequestValues` mapping, which reads them from the request being
+served (nothing is built for a call whose components never ask).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from mcp.server.auth.provider import AccessToken
+from starlette.requests import Request as HttpRequest
+
+from container import Container, Lifetime, Problem, ProviderKind
+from container.introspect import type_name
+from mcp_adapter.context import access_token
+from mcp_adapter.errors import problem
+from mcp_adapter.request import Identity, McpRequest
+
+PROVIDED: tuple[type, ...] = (McpRequest, Identity, AccessToken, HttpRequest)
+"""What the adapter gives each request scope (``Identity`` and ``AccessToken`` when
+the caller is authenticated, the HTTP ``Request`` on HTTP only)."""
+
+
+def declare(container: Container) -> None:
+    """Make the adapter's context types context values of ``container`` (once)."""
+    for key in PROVIDED:
+        found = container.binding(key)
+        if found is None or found.kind is not ProviderKind.CONTEXT:
+            container.context(key, Lifetime.SCOPED)
+
+
+def needed(container: Container, keys: Any) -> frozenset[Any]:
+    """The context values the graphs of ``keys`` need."""
+    found: frozenset[Any] = frozenset()
+    for key in keys:
+        node = container.node(key)
+        if node.contexts:
+            found = found | node.contexts
+    return found
+
+
+def unprovided(contexts: frozenset[Any], where: tuple[str, ...]) -> list[Problem]:
+    """A problem for each context value in ``contexts`` that no request scope is given."""
+    return [
+        problem(
+            where,
+            f"{type_name(key)} is a context value, and the scopes this server opens are not "
+            "given one",
+            "the adapter gives McpRequest, Identity, AccessToken and the HTTP Request; bind "
+            f"{type_name(key)} with a scoped factory that derives it from those",
+        )
+        for key in sorted(contexts - frozenset(PROVIDED), key=type_name)
+    ]
+
+
+class RequestValues(Mapping[Any, Any]):
+    """A request scope's context: read from the ``McpRequest`` when a service asks."""
+
+    __slots__ = ("_caller", "request")
+
+    def __init__(self, request: McpRequest, caller: AccessToken | None = None) -> None:
+        self.request = request
+        self._caller = caller
+
+    def __getitem__(self, key: Any) -> Any:
+        value: Any = None
+        if key is McpRequest:
+            value = self.request
+        elif key is Identity:
+            value = self.request.identity
+        elif key is AccessToken:
+            value = access_token(self.request.context, self._caller)
+        elif key is HttpRequest:
+            value = self.request.http_request
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def __iter__(self) -> Iterator[Any]:
+        return (key for key in PROVIDED if key in self)
+
+    def __contains__(self, key: object) -> bool:
+        try:
+            self[key]
+        except KeyError:
+            return False
+        return True
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __repr__(self) -> str:
+        return f"RequestValues({self.request.method!r}, {[type_name(k) for k in self]})"
