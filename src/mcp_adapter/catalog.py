@@ -12,6 +12,7 @@ from mcp import types
 from mcp.server.mcpserver import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcp.shared.uri_template import UriTemplate
 
+from container import Container
 from mcp_adapter.components import PromptArgument
 from mcp_adapter.handlers import HandlerPlan
 from schemas import Contract
@@ -147,6 +148,9 @@ class Catalog:
     prompts: Mapping[str, CompiledPrompt] = field(default_factory=dict)
     page_size: int = 100
     input_timeout: float = 300.0
+    rebuild: Callable[[Container], Catalog] | None = field(default=None, repr=False, compare=False)
+    """Compiles this catalog again against a container whose bindings changed (an override):
+    what serves it recompiles when ``container.generation`` moves."""
     """Seconds a 2025-11-25 client has to answer an elicitation (``Server.input_timeout``)."""
 
     @property
@@ -162,7 +166,15 @@ class Catalog:
             raise UnknownToolsetError(f"unknown toolset(s): {', '.join(unknown)} (known: {known})")
         wanted = frozenset(toolsets)
         kept = {name: tool for name, tool in self.tools.items() if tool.toolset in wanted}
-        return dataclasses.replace(self, tools=MappingProxyType(kept))
+        rebuild, selected = self.rebuild, tuple(toolsets)
+
+        def reselect(container: Container) -> Catalog:
+            assert rebuild is not None
+            return rebuild(container).select(selected)
+
+        return dataclasses.replace(
+            self, tools=MappingProxyType(kept), rebuild=reselect if rebuild else None
+        )
 
 
 class UnknownToolsetError(ValueError):

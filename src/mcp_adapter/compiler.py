@@ -461,6 +461,9 @@ def compile_server(
         templates=tuple(templates),
         prompts=MappingProxyType(prompt_table),
         input_timeout=server.input_timeout,
+        rebuild=lambda again: compile_server(
+            server, again, extra_tools=extra_tools, extend_tool=extend_tool
+        ),
     )
 
 

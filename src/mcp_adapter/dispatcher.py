@@ -101,6 +101,11 @@ class Dispatcher:
         self.transport: Transport = transport
         self.caller = caller
         """Off HTTP, the verified token every request is made with (a test's signed-in caller)."""
+        self._load(catalog)
+
+    def _load(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self._generation = self.container.generation
         size = catalog.page_size
         tools = list(catalog.tools.values())
         self._tool_pages = {
@@ -120,6 +125,13 @@ class Dispatcher:
             caller=self.caller,
             **fields,
         )
+
+    def _follow(self) -> None:
+        """Recompile the catalog when the container's bindings changed since it was compiled
+        (``container.override(...)`` entered or ended): one comparison per request."""
+        if self._generation != self.container.generation:
+            rebuild = self.catalog.rebuild
+            self._load(rebuild(self.container) if rebuild is not None else self.catalog)
 
     def scope(self, request: McpRequest | None) -> Scope:
         """The scope of one call: given the request's context values when it has one."""
@@ -237,6 +249,7 @@ class Dispatcher:
     async def list_tools(
         self, ctx: Any, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        self._follow()
         pages = self._tool_pages[is_modern(ctx)]
         index = _page_index(params.cursor if params else None, len(pages))
         cursor = _next_cursor(index, len(pages))
@@ -248,6 +261,7 @@ class Dispatcher:
     async def call_tool(
         self, ctx: Any, params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
+        self._follow()
         tool = self.catalog.tools.get(params.name)
         if tool is None:
             raise unknown("tool", params.name)
@@ -331,6 +345,7 @@ class Dispatcher:
     async def list_resources(
         self, ctx: Any, params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
+        self._follow()
         pages = self._resource_pages
         index = _page_index(params.cursor if params else None, len(pages))
         paired = [(r, r.entry) for r in pages[index]]
@@ -343,6 +358,7 @@ class Dispatcher:
     async def list_resource_templates(
         self, ctx: Any, params: types.PaginatedRequestParams | None
     ) -> types.ListResourceTemplatesResult:
+        self._follow()
         pages = self._template_pages
         index = _page_index(params.cursor if params else None, len(pages))
         paired = [(r, r.entry) for r in pages[index]]
@@ -369,6 +385,7 @@ class Dispatcher:
     async def read_resource(
         self, ctx: Any, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
+        self._follow()
         uri = str(params.uri)
         static = self.catalog.resources.get(uri)
         if static is not None:
@@ -415,6 +432,7 @@ class Dispatcher:
     async def list_prompts(
         self, ctx: Any, params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
+        self._follow()
         pages = self._prompt_pages
         index = _page_index(params.cursor if params else None, len(pages))
         paired = [(p, p.entry) for p in pages[index]]
@@ -425,6 +443,7 @@ class Dispatcher:
     async def get_prompt(
         self, ctx: Any, params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
+        self._follow()
         prompt = self.catalog.prompts.get(params.name)
         if prompt is None:
             raise unknown("prompt", params.name)
@@ -461,6 +480,7 @@ class Dispatcher:
         return None
 
     async def complete(self, ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
+        self._follow()
         target = self._completion_target(params.ref)
         empty = types.CompleteResult(completion=types.Completion(values=[]))
         if target is None or target.completion is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.metadata
 from collections.abc import Iterable, Iterator
 from typing import Any, Final, Literal, overload
@@ -165,7 +166,7 @@ class Platform:
             raise CompileError(_name(declaration), [*problems, *exc.problems]) from None
         if problems:
             raise CompileError(_name(declaration), problems)
-        return catalog
+        return dataclasses.replace(catalog, rebuild=lambda again: self.compile(again, server))
 
     def _entries(self, problems: list[Problem]) -> dict[str, amend.Entry]:
         tools: dict[str, amend.Entry] = {}
