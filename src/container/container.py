@@ -618,14 +618,10 @@ class Container:
     def scope(self, context: Mapping[Any, Any] | None = None) -> Scope:
         """A new (request) scope, given ``context`` values; use it with ``with`` or
         ``async with``. Opened outside a session, it is its own session."""
-        # What Scope(self, context) does, without calling Scope.__init__ (a call per
-        # scope); keep the two in step (tests/container/test_scopes.py compares them).
-        scope = _new_scope(Scope)
-        scope._container = self
-        scope._builders = self._sync
-        scope._resolvers = self._resolvers
         if context is not None:
             return GivenScope(self, context)
+        # What Scope(self) does, without calling Scope.__init__ (a call per scope);
+        # keep the two in step (tests/container/test_scopes.py compares them).
         scope = _new_scope(Scope)
         scope._container = self
         scope._builders = self._sync

@@ -56,11 +56,20 @@ class CompiledComponent:
     sync_hooks: bool = field(init=False, repr=False)
     """Its hooks, its construction and their services are all sync: a listing runs them,
     with those of the rest of its page, in one worker-thread call (``Dispatcher._filter``)."""
+    thread_bound: bool = field(init=False, repr=False)
+    """Handler, construction, services and hooks all sync: the whole call, its scope's
+    finalizers included, runs on the handler's worker thread (``call_modes``)."""
 
     def __post_init__(self) -> None:
         needs = self.handler.needs_request or self.hooks.needs_request or bool(self.build_contexts)
         object.__setattr__(self, "needs_request", needs)
         object.__setattr__(self, "sync_hooks", self.hooks.sync and not self.build_is_async)
+        bound = (
+            self.handler.sync
+            and not self.build_is_async
+            and (self.hooks.sync or not self.hooks.any)
+        )
+        object.__setattr__(self, "thread_bound", bound)
 
     async def instance(self, scope: Any) -> Any:
         if self.build_is_async:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -15,6 +16,7 @@ from mcp.server.auth.provider import AccessToken
 from pydantic import ValidationError
 
 from container import Container, Scope
+from mcp_adapter.call_modes import OnLoop, OnThread, drive, verdict
 from mcp_adapter.catalog import (
     Catalog,
     CompiledComponent,
@@ -101,6 +103,8 @@ class Dispatcher:
         self.transport: Transport = transport
         self.caller = caller
         """Off HTTP, the verified token every request is made with (a test's signed-in caller)."""
+        self._on_loop = OnLoop(self)
+        self._on_thread = OnThread(self)
         self._load(catalog)
 
     def _load(self, catalog: Catalog) -> None:
@@ -161,18 +165,21 @@ class Dispatcher:
 
     async def _gate(
         self,
+        run: OnLoop | OnThread,
         kind: str,
         component: CompiledComponent,
         scope: Any,
         request: McpRequest | None,
-        *,
-        hidden: Callable[[], MCPError] | None = None,
     ) -> None:
-        registered, authorized = await self.visible(component, scope, request)
+        registered, authorized = await run.visible(component, scope, request)
         if not registered:
-            raise hidden() if hidden is not None else unknown(kind, component.name)
+            raise self.hidden(kind, component.name)
         if not authorized:
             raise forbidden(kind, component.name)
+
+    def hidden(self, kind: str, name: str) -> MCPError:
+        """The answer to a call of a component its hooks hide: exactly an unknown one's."""
+        return unknown(kind, name)
 
     async def _filter(
         self, ctx: Any, page: Sequence[tuple[CompiledComponent, Entry]]
@@ -180,9 +187,21 @@ class Dispatcher:
         if not any(component.hooks.any for component, _ in page):
             return [entry for _, entry in page]
         request = self.request(ctx)
-        in_thread = [component for component, _ in page if component.sync_hooks]
+        hooked = [component for component, _ in page if component.hooks.any]
+        in_thread = [component for component in hooked if component.sync_hooks]
+
+        def all_in_thread() -> list[Entry]:
+            # Every hook of the page is sync: the listing's scope lives and ends on the
+            # worker thread its hooks run on, so their services may be thread-bound.
+            with self.scope(request) as scope:
+                verdicts = iter(_visible_all(in_thread, scope, request))
+                return [
+                    entry for component, entry in page if not component.hooks.any or next(verdicts)
+                ]
 
         async def run_hooks() -> list[Entry]:
+            if len(in_thread) == len(hooked):
+                return await anyio.to_thread.run_sync(all_in_thread)
             listed: list[Entry] = []
             async with self.scope(request) as scope:
                 verdicts = iter(
@@ -205,6 +224,15 @@ class Dispatcher:
             raise MCPError(types.INTERNAL_ERROR, f"Listing failed (incident {incident})")
 
         return await self._guarded("listing", str(getattr(ctx, "method", "")), run_hooks, failed)
+
+    def _mode(
+        self, component: CompiledComponent, body: Callable[[OnLoop | OnThread], Awaitable[T]]
+    ) -> Callable[[], Awaitable[T]]:
+        """``body`` as a call: on one worker thread for a thread-bound component, else here."""
+        if component.thread_bound:
+            call = functools.partial(body, self._on_thread)
+            return functools.partial(anyio.to_thread.run_sync, drive, call)
+        return functools.partial(body, self._on_loop)
 
     async def _guarded(
         self, what: str, name: str, call: Callable[[], Awaitable[T]], failure: Callable[[str], T]
@@ -278,22 +306,35 @@ class Dispatcher:
                 raise
             return execution_failed(self._incident("tool", tool.name, exc))
 
-    async def _call_tool(
+    def _call_tool(
         self,
         tool: CompiledTool,
         ctx: Any,
         arguments: Mapping[str, Any],
         request: McpRequest | None,
+    ) -> Awaitable[types.CallToolResult | types.InputRequiredResult]:
+        if tool.thread_bound:
+            call = functools.partial(self._tool, self._on_thread, tool, ctx, arguments, request)
+            return anyio.to_thread.run_sync(drive, call)
+        return self._tool(self._on_loop, tool, ctx, arguments, request)
+
+    async def _tool(
+        self,
+        run: OnLoop | OnThread,
+        tool: CompiledTool,
+        ctx: Any,
+        arguments: Mapping[str, Any],
+        request: McpRequest | None,
     ) -> types.CallToolResult | types.InputRequiredResult:
-        async with self.scope(request) as scope:
+        async with run.scope(request) as scope:
             if tool.hooks.any:
-                await self._gate("tool", tool, scope, request)
+                await self._gate(run, "tool", tool, scope, request)
             payload, errors = tool.input.check_wire(arguments)
             if errors:
                 return invalid_arguments(errors)
             instance = await tool.build(scope) if tool.build_is_async else tool.build(scope)
             spread = tool.arguments(payload)
-            outcome = await tool.handler.invoke(instance, scope, request, payload, spread)
+            outcome = await run.call(tool.handler, instance, scope, request, payload, spread)
             for _ in range(MAX_INPUT_ROUNDS):
                 asking = _needs_input(outcome)
                 if asking is None:
@@ -307,17 +348,17 @@ class Dispatcher:
                 if modern:
                     return _input_required(asking)
                 try:
-                    request = await self._elicit(ctx, asking, current)
+                    request = await run.elicit(ctx, asking, current)
                 except TimeoutError:
                     return input_timed_out(self.catalog.input_timeout)
-                outcome = await tool.handler.invoke(instance, scope, request, payload, spread)
+                outcome = await run.call(tool.handler, instance, scope, request, payload, spread)
             else:
                 raise RuntimeError(f"{tool.name} asked for input {MAX_INPUT_ROUNDS} times")
             return tool_result(
                 outcome, owner=tool.cls.__qualname__, output=tool.output, modern=is_modern(ctx)
             )
 
-    async def _elicit(self, ctx: Any, asking: McpResponse, request: McpRequest) -> McpRequest:
+    async def elicit(self, ctx: Any, asking: McpResponse, request: McpRequest) -> McpRequest:
         """2025-11-25: ask through the SDK's elicitation request, answer as a retry would.
 
         Each answer is checked against the schema asked for (an invalid one is
@@ -407,17 +448,19 @@ class Dispatcher:
             self.request(ctx, uri=uri, uri_variables=variables) if resource.needs_request else None
         )
 
-        async def read() -> types.ReadResourceResult | None:
-            async with self.scope(request) as scope:
+        async def read(run: OnLoop | OnThread) -> types.ReadResourceResult | None:
+            async with run.scope(request) as scope:
                 if resource.hooks.any:
-                    registered, authorized = await self.visible(resource, scope, request)
+                    registered, authorized = await run.visible(resource, scope, request)
                     if not registered:
                         return None
                     if not authorized:
                         raise forbidden("resource", resource.name)
                 arguments = self._convert(resource.converters, variables, "URI variable")
                 instance = await resource.instance(scope)
-                outcome = await resource.handler.invoke(instance, scope, request, None, arguments)
+                outcome = await run.call(
+                    resource.handler, instance, scope, request, None, arguments
+                )
                 return resource_contents(
                     outcome, owner=resource.cls.__qualname__, uri=uri, mime_type=resource.mime_type
                 )
@@ -425,7 +468,7 @@ class Dispatcher:
         def failed(incident: str) -> types.ReadResourceResult | None:
             raise MCPError(types.INTERNAL_ERROR, f"Resource read failed (incident {incident})")
 
-        return await self._guarded("resource", uri, read, failed)
+        return await self._guarded("resource", uri, self._mode(resource, read), failed)
 
     # -- prompts ----------------------------------------------------------------------
 
@@ -450,14 +493,14 @@ class Dispatcher:
         given = dict(params.arguments or {})
         request = self.request(ctx, arguments=given) if prompt.needs_request else None
 
-        async def get() -> types.GetPromptResult:
-            async with self.scope(request) as scope:
+        async def get(run: OnLoop | OnThread) -> types.GetPromptResult:
+            async with run.scope(request) as scope:
                 if prompt.hooks.any:
-                    await self._gate("prompt", prompt, scope, request)
+                    await self._gate(run, "prompt", prompt, scope, request)
                 _check_prompt_arguments(prompt, given)
                 arguments = self._convert(prompt.converters, given, "prompt argument")
                 instance = await prompt.instance(scope)
-                outcome = await prompt.handler.invoke(instance, scope, request, None, arguments)
+                outcome = await run.call(prompt.handler, instance, scope, request, None, arguments)
                 return prompt_messages(
                     outcome, owner=prompt.cls.__qualname__, description=prompt.entry.description
                 )
@@ -465,7 +508,7 @@ class Dispatcher:
         def failed(incident: str) -> types.GetPromptResult:
             raise MCPError(types.INTERNAL_ERROR, f"Prompt failed (incident {incident})")
 
-        return await self._guarded("prompt", prompt.name, get, failed)
+        return await self._guarded("prompt", prompt.name, self._mode(prompt, get), failed)
 
     # -- completion ---------------------------------------------------------------------
 
@@ -529,13 +572,7 @@ def _visible_all(
     verdicts: list[bool] = []
     for component in components:
         anyio.from_thread.check_cancelled()
-        hooks = component.hooks
-        instance = component.build(scope)
-        should_register, authorize = hooks.should_register, hooks.authorize
-        verdicts.append(
-            (should_register is None or bool(should_register.call_sync(instance, scope, request)))
-            and (authorize is None or bool(authorize.call_sync(instance, scope, request)))
-        )
+        verdicts.append(all(verdict(component, scope, request)))
     return verdicts
 
 

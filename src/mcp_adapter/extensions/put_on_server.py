@@ -22,7 +22,6 @@ forbidden one is left out and refused with ``-32003``.
 
 from __future__ import annotations
 
-import functools
 import weakref
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -115,18 +114,8 @@ class _Hidden(MCPError):
 class _Dispatcher(Dispatcher):
     """The host's dispatcher, raising ``_Hidden`` for a tool its hooks hide."""
 
-    async def _gate(
-        self,
-        kind: str,
-        component: Any,
-        scope: Any,
-        request: Any,
-        *,
-        hidden: Callable[[], MCPError] | None = None,
-    ) -> None:
-        if hidden is None:
-            hidden = functools.partial(_Hidden, component.name)
-        await super()._gate(kind, component, scope, request, hidden=hidden)
+    def hidden(self, kind: str, name: str) -> MCPError:
+        return _Hidden(name)
 
 
 class _AdapterTool(SdkTool):

@@ -1,0 +1,152 @@
+"""Where the parts of one call run: on the event loop, or all on one worker thread.
+
+A component whose handler, constructor, services and hooks are all synchronous
+is *thread-bound*: its whole call (scope, hooks, services, handler, finalizers)
+runs on the one worker thread the handler runs on, so a resource that must stay
+on the thread that made it (a ``sqlite3`` connection) works, for the price of
+one thread hop per call. Every other component runs on the loop, its sync
+handler (if any) in a worker thread.
+
+The dispatcher writes each call once, as a coroutine that goes through a mode
+for the parts that differ. :class:`OnThread`'s parts never suspend, so
+:func:`drive` runs that coroutine to its end on the worker thread without an
+event loop; the one part that needs the loop (asking a 2025-11-25 client for
+input) goes back to it with ``anyio.from_thread.run``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Coroutine
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import anyio.from_thread
+
+from container import Scope
+from mcp_adapter.catalog import CompiledComponent
+from mcp_adapter.handlers import HandlerPlan
+from mcp_adapter.interrupts import HandlerExited
+from mcp_adapter.request import McpRequest
+from mcp_adapter.response import McpResponse
+
+if TYPE_CHECKING:
+    from mcp_adapter.dispatcher import Dispatcher
+
+T = TypeVar("T")
+
+
+class OnLoop:
+    """Services and hooks on the loop; a sync handler in a worker thread."""
+
+    __slots__ = ("dispatcher",)
+
+    def __init__(self, dispatcher: Dispatcher) -> None:
+        self.dispatcher = dispatcher
+
+    def scope(self, request: McpRequest | None) -> Any:
+        return self.dispatcher.scope(request)
+
+    def call(
+        self,
+        plan: HandlerPlan,
+        instance: Any,
+        scope: Scope,
+        request: McpRequest | None,
+        payload: Any = None,
+        arguments: dict[str, Any] | None = None,
+    ) -> Awaitable[Any]:
+        return plan.invoke(instance, scope, request, payload, arguments)
+
+    def visible(
+        self, component: CompiledComponent, scope: Scope, request: McpRequest | None
+    ) -> Awaitable[tuple[bool, bool]]:
+        return self.dispatcher.visible(component, scope, request)
+
+    def elicit(self, ctx: Any, asking: McpResponse, request: McpRequest) -> Awaitable[Any]:
+        return self.dispatcher.elicit(ctx, asking, request)
+
+
+class OnThread:
+    """Everything of the call on the calling (worker) thread."""
+
+    __slots__ = ("dispatcher",)
+
+    def __init__(self, dispatcher: Dispatcher) -> None:
+        self.dispatcher = dispatcher
+
+    def scope(self, request: McpRequest | None) -> _ClosedHere:
+        return _ClosedHere(self.dispatcher.scope(request))
+
+    async def call(
+        self,
+        plan: HandlerPlan,
+        instance: Any,
+        scope: Scope,
+        request: McpRequest | None,
+        payload: Any = None,
+        arguments: dict[str, Any] | None = None,
+    ) -> Any:
+        return plan.call_sync(instance, scope, request, payload, arguments)
+
+    async def visible(
+        self, component: CompiledComponent, scope: Scope, request: McpRequest | None
+    ) -> tuple[bool, bool]:
+        return verdict(component, scope, request)
+
+    async def elicit(self, ctx: Any, asking: McpResponse, request: McpRequest) -> Any:
+        return anyio.from_thread.run(self.dispatcher.elicit, ctx, asking, request)
+
+
+class _ClosedHere:
+    """A scope used with ``async with`` whose finalizers run right here, synchronously."""
+
+    __slots__ = ("scope",)
+
+    def __init__(self, scope: Scope) -> None:
+        self.scope = scope
+
+    async def __aenter__(self) -> Scope:
+        return self.scope
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.scope.__exit__(exc_type, exc, tb)
+
+
+def verdict(
+    component: CompiledComponent, scope: Scope, request: McpRequest | None
+) -> tuple[bool, bool]:
+    """``(registered, authorized)`` from ``sync_hooks``, on the calling thread."""
+    hooks = component.hooks
+    if not hooks.any:
+        return True, True
+    instance = component.build(scope)
+    if hooks.should_register is not None and not hooks.should_register.call_sync(
+        instance, scope, request
+    ):
+        return False, False
+    if hooks.authorize is not None and not hooks.authorize.call_sync(instance, scope, request):
+        return True, False
+    return True, True
+
+
+def drive(call: Callable[[], Awaitable[T]]) -> T:
+    """Run a coroutine that never suspends to its end, here (a worker thread).
+
+    A ``GeneratorExit`` it raises becomes ``HandlerExited``, as for any sync handler
+    (see :mod:`mcp_adapter.interrupts`).
+    """
+    coroutine = call()
+    assert isinstance(coroutine, Coroutine)
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    except GeneratorExit as exc:
+        raise HandlerExited(f"{call!r} raised GeneratorExit") from exc
+    coroutine.close()
+    raise RuntimeError("a thread-bound call suspended; it must run on the event loop")
