@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import dishka
+import diwire
 import wireup
 from dependency_injector import containers, providers
 
@@ -138,6 +139,31 @@ def wireup_async() -> wireup.AsyncContainer:
     return wireup.create_async_container(injectables=_wireup_injectables())
 
 
+def diwire_container() -> diwire.Container:
+    """diwire as its performance docs benchmark it: strict mode, compiled before use.
+
+    Strict mode (``MissingPolicy.ERROR`` + ``DependencyRegistrationPolicy.IGNORE``) with
+    ``use_resolver_context=False`` lets ``compile()`` rebind ``enter_scope`` to the
+    generated root resolver; ``LockMode.NONE`` is what diwire's own benchmarks use (the
+    default ``"auto"`` takes thread locks on every cached path of a sync graph). One
+    container serves both flavours: ``resolve`` in a ``with`` scope, ``aresolve`` in an
+    ``async with`` one.
+    """
+    container = diwire.Container(
+        lock_mode=diwire.LockMode.NONE,
+        missing_policy=diwire.MissingPolicy.ERROR,
+        dependency_registration_policy=diwire.DependencyRegistrationPolicy.IGNORE,
+        use_resolver_context=False,
+    )
+    # SCOPED in the root scope (APP) is diwire's singleton.
+    container.add(D, lifetime=diwire.Lifetime.SCOPED)
+    for scoped in (E, B, C, A):
+        container.add(scoped, lifetime=diwire.Lifetime.SCOPED, scope=diwire.Scope.REQUEST)
+    container.add(Token, lifetime=diwire.Lifetime.TRANSIENT)
+    container.compile()
+    return container
+
+
 class DIContainer(containers.DeclarativeContainer):
     """dependency-injector has no request scope: per-scope objects are Factories."""
 
@@ -179,6 +205,10 @@ class _Contender:
     """The name the opened scope is bound to in the statement."""
     aget: str = "get"
     """The method an async scope resolves with."""
+    sget: str = "get"
+    """The method a sync scope resolves with."""
+    enter_with: Mapping[str, Any] = field(default_factory=dict)
+    """Arguments of ``enter``: the name in the statement -> its value (bound by setup)."""
 
     def row(self, is_async: bool) -> tuple[str, str]:
         mode = "async" if is_async else "sync"
@@ -186,25 +216,30 @@ class _Contender:
 
     def get(self, is_async: bool, key: str, name: str) -> str:
         """The statement that resolves ``key`` from the scope bound to ``name``."""
-        return f"await {name}.{self.aget}({key})" if is_async else f"{name}.get({key})"
+        return f"await {name}.{self.aget}({key})" if is_async else f"{name}.{self.sget}({key})"
 
     def scoped(self, is_async: bool) -> Case:
         """Scenario ``scoped``: enter a scope, resolve ``A``, exit."""
         name, tag = self.row(is_async)
-        opened = "container()" if self.enter == "__call__" else f"container.{self.enter}()"
+        args = ", ".join(self.enter_with)
+        opened = (
+            f"container({args})" if self.enter == "__call__" else f"container.{self.enter}({args})"
+        )
         stmt = f"""
             {"async " if is_async else ""}with {opened} as {self.name}:
                 {self.get(is_async, "A", self.name)}
             """
         make = self.make(is_async)
-        setup = _lazy(container=make, A=lambda: A)
+        bound = {name: (lambda value=value: value) for name, value in self.enter_with.items()}
+        setup = _lazy(container=make, A=lambda: A, **bound)
         return Case(SCOPED, name, stmt, setup, is_async=is_async, tag=tag)
 
     def transient(self, is_async: bool, note: str = "") -> Case:
         """Scenario ``transient``: resolve ``Token`` from a scope opened at setup."""
         name, tag = self.row(is_async)
         opened = _open_async_setup if is_async else _open_sync_setup
-        setup = opened(self.make(is_async), self.enter)  # binds the open scope to `scope`
+        # binds the open scope to `scope`
+        setup = opened(self.make(is_async), self.enter, tuple(self.enter_with.values()))
         stmt = self.get(is_async, "Token", "scope")
         return Case(TRANSIENT, name, stmt, setup, is_async=is_async, note=note, tag=tag)
 
@@ -225,25 +260,40 @@ WIREUP = _Contender(
     lambda is_async: wireup_async if is_async else wireup_sync,
     "enter_scope",
 )
+DIWIRE = _Contender(
+    "diwire",
+    "diwire",
+    "scope",
+    lambda _is_async: diwire_container,
+    "enter_scope",
+    aget="aresolve",
+    sget="resolve",
+    enter_with={"REQUEST": diwire.Scope.REQUEST},
+)
+CONTENDERS = (OURS, DISHKA, WIREUP, DIWIRE)
 
 
-async def _open_async(factory: Callable[[], Any], enter: str) -> Mapping[str, Any]:
+async def _open_async(
+    factory: Callable[[], Any], enter: str, args: tuple[Any, ...]
+) -> Mapping[str, Any]:
     """An async scope entered as ``async with`` does, left open for the timed loop."""
-    opened = getattr(factory(), enter)()
+    opened = getattr(factory(), enter)(*args)
     return {"scope": await opened.__aenter__(), "Token": Token}
 
 
 def _open_async_setup(
-    factory: Callable[[], Any], enter: str
+    factory: Callable[[], Any], enter: str, args: tuple[Any, ...] = ()
 ) -> Callable[[], Awaitable[Mapping[str, Any]]]:
-    return lambda: _open_async(factory, enter)
+    return lambda: _open_async(factory, enter, args)
 
 
-def _open_sync_setup(factory: Callable[[], Any], enter: str) -> Callable[[], Mapping[str, Any]]:
+def _open_sync_setup(
+    factory: Callable[[], Any], enter: str, args: tuple[Any, ...] = ()
+) -> Callable[[], Mapping[str, Any]]:
     """A sync scope entered as ``with`` does, left open for the timed loop."""
 
     def setup() -> Mapping[str, Any]:
-        opened = getattr(factory(), enter)()
+        opened = getattr(factory(), enter)(*args)
         return {"scope": opened.__enter__(), "Token": Token}
 
     return setup
@@ -270,7 +320,7 @@ def _scoped_cases() -> list[Case]:
             tag="floor-async",
             note="the floor inside one `async def`: the least an awaited resolve costs",
         ),
-        *(c.scoped(is_async) for c in (OURS, DISHKA, WIREUP) for is_async in (False, True)),
+        *(c.scoped(is_async) for c in CONTENDERS for is_async in (False, True)),
         Case(
             s,
             "dependency-injector",
@@ -315,6 +365,8 @@ def _transient_cases() -> list[Case]:
         DISHKA.transient(True),
         WIREUP.transient(False),
         WIREUP.transient(True),
+        DIWIRE.transient(False, note="Lifetime.TRANSIENT in the root scope"),
+        DIWIRE.transient(True),
         Case(
             t,
             "dependency-injector",
@@ -359,18 +411,41 @@ def _verify_sync(
         t1, t2 = get(first_scope, Token), get(first_scope, Token)
     with scope() as second_scope:
         other = get(second_scope, A)
+        # a scope opened while another is open (a second request in flight)
+        with scope() as inner_scope:
+            inner = get(inner_scope, A)
+        after = get(second_scope, A)
     _check_graph(first, again, other, scoped=scoped, who=who)
+    _check_overlap(other, inner, after, scoped=scoped, who=who)
     if not isinstance(t1, Token) or t1 is t2:
         raise AssertionError(f"{who}: Token is not transient")
 
 
-async def _verify_async(who: str, scope: Callable[[], Any]) -> None:
+def _check_overlap(outer: Any, inner: Any, after: Any, *, scoped: bool, who: str) -> None:
+    """Two scopes open at once share the singleton and nothing else."""
+    problems: list[str] = []
+    if inner is outer or inner.c.e is outer.c.e:
+        problems.append("overlapping scopes share scoped objects")
+    if inner.b.d is not outer.b.d:
+        problems.append("D is not a singleton across overlapping scopes")
+    if scoped and after is not outer:
+        problems.append("a scope lost its objects when another one closed")
+    if problems:
+        raise AssertionError(f"{who}: {'; '.join(problems)}")
+
+
+async def _verify_async(who: str, scope: Callable[[], Any], aget: str = "get") -> None:
     async with scope() as first_scope:
-        first, again = await first_scope.get(A), await first_scope.get(A)
-        t1, t2 = await first_scope.get(Token), await first_scope.get(Token)
+        get = getattr(first_scope, aget)
+        first, again = await get(A), await get(A)
+        t1, t2 = await get(Token), await get(Token)
     async with scope() as second_scope:
-        other = await second_scope.get(A)
+        other = await getattr(second_scope, aget)(A)
+        async with scope() as inner_scope:
+            inner = await getattr(inner_scope, aget)(A)
+        after = await getattr(second_scope, aget)(A)
     _check_graph(first, again, other, scoped=True, who=who)
+    _check_overlap(other, inner, after, scoped=True, who=who)
     if not isinstance(t1, Token) or t1 is t2:
         raise AssertionError(f"{who}: Token is not transient")
 
@@ -396,6 +471,11 @@ class _AgetAsGet:
         return await self._scope.aget(key)
 
 
+def _diwire_scope(container: diwire.Container) -> Callable[[], Any]:
+    """The scope the timed statement opens: ``enter_scope`` with ``DIWIRE.enter_with``."""
+    return lambda: getattr(container, DIWIRE.enter)(*DIWIRE.enter_with.values())
+
+
 def verify(options: RunOptions | None = None) -> None:
     floor_a, floor_b = hand_written(), hand_written()
     _check_graph(floor_a, floor_a, floor_b, scoped=True, who="hand-written")
@@ -408,6 +488,10 @@ def verify(options: RunOptions | None = None) -> None:
     _verify_sync("dishka", dsync, lambda s, k: s.get(k))
     wsync = wireup_sync()
     _verify_sync("wireup", wsync.enter_scope, lambda s, k: s.get(k))
+    dw = diwire_container()
+    _verify_sync("diwire", _diwire_scope(dw), lambda s, k: s.resolve(k))
+    if dw.resolve(Token) is dw.resolve(Token):
+        raise AssertionError("diwire: Token is not transient at the root")
 
     di = DIContainer()
     first, other = di.a(), di.a()
@@ -417,6 +501,7 @@ def verify(options: RunOptions | None = None) -> None:
         await _verify_async("this container (async)", _AgetAsGet(ours()))
         await _verify_async("dishka (async)", dishka_async())
         await _verify_async("wireup (async)", wireup_async().enter_scope)
+        await _verify_async("diwire (async)", _diwire_scope(diwire_container()), "aresolve")
 
     asyncio.run(check_async())
 
@@ -424,8 +509,19 @@ def verify(options: RunOptions | None = None) -> None:
 # -- targets (issue 2 and issue 8) --------------------------------------------------
 
 
+RIVALS = ("dishka", "wireup", "diwire")
+"""The libraries whose scoped rows this container must beat (issues 2 and 8)."""
+
+
 def _x(ratio: float) -> str:
     return f"{ratio:.2f}x"
+
+
+def _versus(rival: str, times: float) -> str:
+    """``rival``'s time over ours, said the right way round."""
+    if times < 1.0:
+        return f"{rival} is {1 / times:.2f}x faster"
+    return f"{rival} is {times:.2f}x slower"
 
 
 def targets(table: Table) -> list[Target]:
@@ -440,15 +536,14 @@ def targets(table: Table) -> list[Target]:
             )
         )
         mine = ours_row.result
-        rivals = [row(table, SCOPED, f"{lib}-{mode}") for lib in ("dishka", "wireup")]
+        rivals = [row(table, SCOPED, f"{lib}-{mode}") for lib in RIVALS]
         slower = [r for r in rivals if ratio(r.result, mine) <= 1.0]
         found.append(
             Target(
-                f"scoped graph, {mode} scope: this container faster than dishka and wireup",
+                f"scoped graph, {mode} scope: this container faster than dishka, wireup and diwire",
                 not slower,
                 ", ".join(
-                    f"{r.case.name.split(' ')[0]} is {ratio(r.result, mine):.2f}x slower"
-                    for r in rivals
+                    _versus(r.case.name.split(" ")[0], ratio(r.result, mine)) for r in rivals
                 ),
             )
         )
@@ -473,12 +568,12 @@ SUITE = Suite(
     cases=cases,
     verify=verify,
     targets=targets,
-    packages=("mcp-adapter", "dishka", "wireup", "dependency-injector"),
+    packages=("mcp-adapter", "dishka", "wireup", "diwire", "dependency-injector"),
     limits={SCOPED: 2.5, TRANSIENT: 2.0},
     notes=(
         "Graph: A(B, C), B(D), C(D, E); D singleton, A/B/C/E scoped. Every contender "
         "is checked before timing to build exactly this (D shared, A shared inside a "
-        "scope, new A per scope, new Token per call).",
+        "scope, new A per scope, new Token per call, two scopes open at once share only D).",
         "dependency-injector has no request scope, so A, B, C and E are `providers.Factory` "
         "and D is `providers.Singleton`; its row has no scope enter/exit. The graph has no "
         "scoped object used twice, so it builds the same objects.",
@@ -486,6 +581,14 @@ SUITE = Suite(
         "`Scope.APP`, the rest in `Scope.REQUEST`; the transient is `cache=False`.",
         "wireup: `@injectable` with `lifetime=` singleton/scoped/transient, "
         "`create_sync_container` / `create_async_container`, `enter_scope()`.",
+        "diwire: one `Container` in strict mode (`MissingPolicy.ERROR`, "
+        "`DependencyRegistrationPolicy.IGNORE`), `use_resolver_context=False`, "
+        '`lock_mode=LockMode.NONE` (as diwire\'s own benchmarks; its default `"auto"` '
+        "locks every cached path of a sync graph), `compile()`d before timing; D is "
+        "`Lifetime.SCOPED` in the root scope (its singleton), the rest `Lifetime.SCOPED` "
+        "in `Scope.REQUEST`, Token `Lifetime.TRANSIENT`; "
+        "`with container.enter_scope(Scope.REQUEST) as s: s.resolve(A)` and "
+        "`async with ...: await s.aresolve(A)`.",
         "Ratios are to the sync hand-written floor, also for async rows; the "
         "'hand-written, awaited' row shows what one `await` alone adds.",
     ),

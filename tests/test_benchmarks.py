@@ -29,6 +29,7 @@ SUITES = {
 def test_every_suite_runs_and_verifies_its_contenders() -> None:
     pytest.importorskip("dishka", reason="the bench dependency group is not installed")
     pytest.importorskip("wireup", reason="the bench dependency group is not installed")
+    pytest.importorskip("diwire", reason="the bench dependency group is not installed")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
         [sys.executable, "-m", "benchmarks", "--quick", "--no-venvs", "--no-write"],
@@ -48,3 +49,11 @@ def test_every_suite_runs_and_verifies_its_contenders() -> None:
     # the adapter's rows were measured, not skipped
     assert done.stdout.count("| **this adapter") >= 6
     assert "| **this container (sync scope)** |" in done.stdout
+    # every container contender was verified and timed, in both flavours
+    for contender in (
+        "dishka (sync container)",
+        "wireup (async container)",
+        "diwire (sync scope)",
+        "diwire (async scope)",
+    ):
+        assert f"| {contender} |" in done.stdout
