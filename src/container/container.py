@@ -268,6 +268,12 @@ class Container:
     def bindings(self) -> Mapping[Any, Binding]:
         return dict(self._bindings)
 
+    @property
+    def has_sessions(self) -> bool:
+        """Whether any binding lives per session (a session-scoped service or context value)."""
+        with self._lock:
+            return any(b.lifetime is Lifetime.SESSION for b in self._bindings.values())
+
     def binding(self, key: Any) -> Binding | None:
         """What ``key`` is bound to (``None`` when unbound, even if it can be autowired)."""
         return self._bindings.get(key)

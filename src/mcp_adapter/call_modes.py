@@ -43,8 +43,8 @@ class OnLoop:
     def __init__(self, dispatcher: Dispatcher) -> None:
         self.dispatcher = dispatcher
 
-    def scope(self, request: McpRequest | None) -> Any:
-        return self.dispatcher.scope(request)
+    def scope(self, ctx: Any, request: McpRequest | None) -> Any:
+        return self.dispatcher.scope(ctx, request)
 
     def call(
         self,
@@ -74,8 +74,8 @@ class OnThread:
     def __init__(self, dispatcher: Dispatcher) -> None:
         self.dispatcher = dispatcher
 
-    def scope(self, request: McpRequest | None) -> _ClosedHere:
-        return _ClosedHere(self.dispatcher.scope(request))
+    def scope(self, ctx: Any, request: McpRequest | None) -> _ClosedHere:
+        return _ClosedHere(self.dispatcher.scope(ctx, request))
 
     async def call(
         self,

@@ -15,7 +15,7 @@ from mcp import MCPError, types
 from mcp.server.auth.provider import AccessToken
 from pydantic import ValidationError
 
-from container import Container, Scope
+from container import Container, Scope, SessionScope
 from mcp_adapter.call_modes import OnLoop, OnThread, drive, verdict
 from mcp_adapter.catalog import (
     Catalog,
@@ -45,6 +45,7 @@ from mcp_adapter.results import (
     tool_result,
 )
 from mcp_adapter.scope_context import RequestValues
+from mcp_adapter.sdk_compat import connection_of
 from schemas import Contract, render, summarize
 
 T = TypeVar("T")
@@ -53,6 +54,8 @@ Entry = TypeVar("Entry")
 MAX_INPUT_ROUNDS = 8
 """Elicitation rounds one 2025-11-25 call may go through before it is refused."""
 MAX_COMPLETIONS = 100
+_SESSION_KEY = "mcp_adapter.session"
+"""Where a connection's ``state`` keeps its session scope."""
 _CURSOR = re.compile(r"[0-9]{1,9}")
 
 
@@ -110,6 +113,7 @@ class Dispatcher:
     def _load(self, catalog: Catalog) -> None:
         self.catalog = catalog
         self._generation = self.container.generation
+        self._sessions = self.container.has_sessions
         size = catalog.page_size
         tools = list(catalog.tools.values())
         self._tool_pages = {
@@ -137,11 +141,34 @@ class Dispatcher:
             rebuild = self.catalog.rebuild
             self._load(rebuild(self.container) if rebuild is not None else self.catalog)
 
-    def scope(self, request: McpRequest | None) -> Scope:
-        """The scope of one call: given the request's context values when it has one."""
-        if request is None:
-            return self.container.scope()
-        return self.container.scope(context=RequestValues(request, self.caller))
+    def scope(self, ctx: Any, request: McpRequest | None) -> Scope:
+        """The scope of one call: given the request's context values when it has one, and
+        opened in the MCP session's scope when the container has session-scoped bindings."""
+        values = None if request is None else RequestValues(request, self.caller)
+        if self._sessions:
+            session = self._session(ctx)
+            if session is not None:
+                return session.scope(context=values)
+        return self.container.scope() if values is None else self.container.scope(values)
+
+    def _session(self, ctx: Any) -> SessionScope | None:
+        """The session scope of the 2025-11-25 connection ``ctx`` arrived on, made on its
+        first request and closed with it (DELETE, idle timeout, client gone, shutdown).
+
+        2026-07-28 has no session: each request scope is its own (``Lifetime.SESSION``
+        values then live as long as the request), as on any transport without one.
+        """
+        if is_modern(ctx):
+            return None
+        connection = connection_of(ctx)
+        if connection is None:
+            return None
+        session: SessionScope | None = connection.state.get(_SESSION_KEY)
+        if session is None:
+            session = self.container.session()
+            connection.state[_SESSION_KEY] = session
+            connection.exit_stack.push_async_callback(session.aclose)
+        return session
 
     # -- visibility -----------------------------------------------------------
 
@@ -193,7 +220,7 @@ class Dispatcher:
         def all_in_thread() -> list[Entry]:
             # Every hook of the page is sync: the listing's scope lives and ends on the
             # worker thread its hooks run on, so their services may be thread-bound.
-            with self.scope(request) as scope:
+            with self.scope(ctx, request) as scope:
                 verdicts = iter(_visible_all(in_thread, scope, request))
                 return [
                     entry for component, entry in page if not component.hooks.any or next(verdicts)
@@ -203,7 +230,7 @@ class Dispatcher:
             if len(in_thread) == len(hooked):
                 return await anyio.to_thread.run_sync(all_in_thread)
             listed: list[Entry] = []
-            async with self.scope(request) as scope:
+            async with self.scope(ctx, request) as scope:
                 verdicts = iter(
                     await anyio.to_thread.run_sync(_visible_all, in_thread, scope, request)
                     if in_thread
@@ -326,7 +353,7 @@ class Dispatcher:
         arguments: Mapping[str, Any],
         request: McpRequest | None,
     ) -> types.CallToolResult | types.InputRequiredResult:
-        async with run.scope(request) as scope:
+        async with run.scope(ctx, request) as scope:
             if tool.hooks.any:
                 await self._gate(run, "tool", tool, scope, request)
             payload, errors = tool.input.check_wire(arguments)
@@ -449,7 +476,7 @@ class Dispatcher:
         )
 
         async def read(run: OnLoop | OnThread) -> types.ReadResourceResult | None:
-            async with run.scope(request) as scope:
+            async with run.scope(ctx, request) as scope:
                 if resource.hooks.any:
                     registered, authorized = await run.visible(resource, scope, request)
                     if not registered:
@@ -494,7 +521,7 @@ class Dispatcher:
         request = self.request(ctx, arguments=given) if prompt.needs_request else None
 
         async def get(run: OnLoop | OnThread) -> types.GetPromptResult:
-            async with run.scope(request) as scope:
+            async with run.scope(ctx, request) as scope:
                 if prompt.hooks.any:
                     await self._gate(run, "prompt", prompt, scope, request)
                 _check_prompt_arguments(prompt, given)
@@ -538,7 +565,7 @@ class Dispatcher:
         }
 
         async def run() -> types.CompleteResult:
-            async with self.scope(request) as scope:
+            async with self.scope(ctx, request) as scope:
                 if not all(await self.visible(target, scope, request)):
                     return empty
                 instance = await target.instance(scope)
