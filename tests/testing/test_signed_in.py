@@ -42,7 +42,8 @@ class WhoAmITool(Tool):
     async def handle(self, request: McpRequest, seen: Seen) -> McpResponse:
         seen.saw("handle", request)
         who = request.identity
-        return McpResponse.text("anonymous" if who is None else f"{who.subject} via {who.client_id}")
+        said = "anonymous" if who is None else f"{who.subject} via {who.client_id}"
+        return McpResponse.text(said)
 
 
 class MembersTool(Tool):
@@ -140,9 +141,11 @@ async def test_listings_and_calls_follow_the_caller(container: Container, era: A
 
     (await anonymous.tool("whoami")).assertOk().assertTextContains("anonymous")
     unknown = await anonymous.tool("members")
-    assert unknown.error is not None and "Unknown tool" in unknown.error["message"]
+    assert unknown.error is not None
+    assert "Unknown tool" in unknown.error["message"]
     forbidden = await reader.tool("members")
-    assert forbidden.error is not None and forbidden.error["code"] == AUTHORIZATION_ERROR
+    assert forbidden.error is not None
+    assert forbidden.error["code"] == AUTHORIZATION_ERROR
     (await writer.tool("members")).assertOk()
 
 
