@@ -19,7 +19,7 @@ import pytest
 from container import Container
 from mcp_adapter import McpResponse, Server, Tool, compile_server
 from mcp_adapter.extensions import McpExtension, Platform, tool
-from mcp_adapter.testing import McpTestClient
+from mcp_adapter.testing import McpOverride, McpTestClient
 
 pytestmark = pytest.mark.anyio
 
@@ -139,7 +139,7 @@ def mcp_container(mcp_container: Container) -> Container:
 
 @pytest.mark.mcp_protocols
 async def test_mcp_override_reaches_a_server_compiled_after_it(
-    mcp_override: Any, mcp_client: Any, mcp_container: Container
+    mcp_override: McpOverride, mcp_client: Any, mcp_container: Container
 ) -> None:
     binding = mcp_override(Clock, FrozenClock())
     assert binding.key is Clock
