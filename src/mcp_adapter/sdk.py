@@ -49,7 +49,7 @@ def build_sdk_server(
     ``request_state_security`` (default: a key of this process only, as the
     SDK's ``MCPServer`` does) with the server's name as audience.
     """
-    dispatcher = Dispatcher(catalog, container, transport=transport)
+    dispatcher = Dispatcher(catalog, container, transport=transport, caller=caller)
     handlers: dict[str, Any] = {}
     if catalog.tools:
         handlers["on_list_tools"] = dispatcher.list_tools

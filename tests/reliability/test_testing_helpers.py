@@ -412,7 +412,9 @@ def test_the_pytest_example_of_docs_testing_md_passes(tmp_path: Path) -> None:
     """The page's plugin example, as a user's suite: ``shop.py`` is the page's server."""
     blocks = _fenced_python((REPO / "docs" / "testing.md").read_text(encoding="utf-8"))
     (tmp_path / "shop.py").write_text(blocks[0] + blocks[1])
-    (tmp_path / "test_shop.py").write_text(blocks[-1])
+    (tmp_path / "test_shop.py").write_text(
+        next(block for block in blocks if block.startswith("# tests/test_shop.py\n"))
+    )
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
         cwd=tmp_path,

@@ -15,6 +15,7 @@ from mcp_adapter.testing.client import McpTestClient
 from mcp_adapter.testing.result import McpResult
 
 if TYPE_CHECKING:
+    from mcp_adapter.testing.plugin import McpOverride
     from mcp_adapter.testing.separation import (
         SchemaSeparationError,
         SeparationReport,
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from mcp_adapter.testing.strategies import from_json_schema, payloads
 
 _LAZY = {
+    "McpOverride": "mcp_adapter.testing.plugin",
     "payloads": "mcp_adapter.testing.strategies",
     "from_json_schema": "mcp_adapter.testing.strategies",
     "assert_schema_separation": "mcp_adapter.testing.separation",
@@ -45,6 +47,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "McpOverride",
     "McpResult",
     "McpTestClient",
     "SchemaSeparationError",

@@ -5,11 +5,13 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import secrets
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 import anyio
 from mcp import types
+from mcp.server.auth.provider import AccessToken
 from mcp.shared.memory import create_client_server_memory_streams
 from mcp.shared.message import SessionMessage
 from mcp.types import (
@@ -22,10 +24,10 @@ from pydantic_core import from_json
 
 from container import Container
 from mcp_adapter.catalog import Catalog
-from mcp_adapter.compiler import compile_server
-from mcp_adapter.components import Server
+from mcp_adapter.request import Identity
 from mcp_adapter.sdk import build_sdk_server
 from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id
+from mcp_adapter.serving.servable import Servable, catalog_of
 from mcp_adapter.testing.result import McpResult
 
 Protocol = Literal["2026-07-28", "2025-11-25"]
@@ -44,7 +46,7 @@ class McpTestClient:
 
     Speaks 2026-07-28 by default; ``protocol="2025-11-25"`` performs the
     initialize handshake first. Every call is a fresh connection, so it needs
-    no ``async with``.
+    no ``async with`` (but see ``aclose`` for ``overrides=``).
 
     >>> import anyio
     >>> from container import Container
@@ -62,19 +64,68 @@ class McpTestClient:
     def __init__(
         self,
         container: Container,
-        server: type[Server] | Catalog,
+        server: Servable,
         *,
         protocol: Protocol = MODERN,
         capabilities: Mapping[str, Any] | None = None,
         on_server_request: ServerRequestHandler | None = None,
+        token: AccessToken | None = None,
+        identity: Identity | None = None,
+        overrides: Mapping[Any, Any] | None = None,
     ) -> None:
+        """Serve ``server`` (a ``Server`` class, a ``Catalog``, a ``Platform``, or
+        anything with ``compile(container) -> Catalog``) from ``container``.
+
+        ``token`` (the SDK's ``AccessToken``) or ``identity`` signs every call
+        in as that caller, as a verified bearer token does over HTTP: it is
+        ``McpRequest.identity``/``authentication`` in handlers and visibility
+        hooks. No context variable is set. ``overrides`` (``{Type: fake}``)
+        serves a container derived with ``container.with_overrides(overrides)``;
+        ``container`` itself is left as it is.
+
+        Raises ``TypeError`` for anything that cannot be served, for both
+        ``token`` and ``identity``, and for ``overrides`` with a compiled
+        ``Catalog`` (its services were planned against the container it was
+        compiled with: pass what compiles it instead).
+        """
+        if token is not None and identity is not None:
+            raise TypeError("McpTestClient: pass token= or identity=, not both")
+        if overrides:
+            if isinstance(server, Catalog):
+                raise TypeError(
+                    "McpTestClient(overrides=...) cannot apply to a compiled Catalog: its "
+                    "services were planned against the container it was compiled with; "
+                    "pass the Server class or Platform instead"
+                )
+            container = container.with_overrides(overrides)
+        self._owns_container = bool(overrides)
         self.container = container
-        self.catalog = server if isinstance(server, Catalog) else compile_server(server, container)
-        self.sdk_server = build_sdk_server(self.catalog, container, transport="memory")
+        """The container served: the one given, or derived from it with ``overrides``."""
+        self.catalog = catalog_of(server, container)
+        self.caller = token if identity is None else token_for(identity)
+        """The verified token every call carries, or ``None`` (anonymous)."""
+        self.sdk_server = build_sdk_server(
+            self.catalog, container, transport="memory", caller=self.caller
+        )
         self.protocol = protocol
         self.capabilities = dict(capabilities or {})
         self.on_server_request = on_server_request
         self._ids = itertools.count(1)
+
+    async def aclose(self) -> None:
+        """Close the container derived for ``overrides=`` (its singletons' finalizers run).
+
+        The container you passed is never closed here; without ``overrides``
+        this does nothing.
+        """
+        if self._owns_container:
+            await self.container.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
 
     # -- the methods a test calls ------------------------------------------------
 
@@ -212,6 +263,23 @@ class McpTestClient:
             }
         result = await self.on_server_request(message["method"], message.get("params") or {})
         return {"jsonrpc": "2.0", "id": message["id"], "result": result}
+
+
+def token_for(identity: Identity) -> AccessToken:
+    """The verified token a bearer-token transport would have made for ``identity``.
+
+    The token string is random and opaque: nothing should read it.
+
+    >>> token = token_for(Identity("ada", "cli", ("greet",)))
+    >>> (token.subject, token.client_id, token.scopes)
+    ('ada', 'cli', ['greet'])
+    """
+    return AccessToken(
+        token=f"mcp-test-{secrets.token_urlsafe(16)}",
+        client_id=identity.client_id,
+        subject=identity.subject,
+        scopes=list(identity.scopes),
+    )
 
 
 def _rejection(text: str) -> dict[str, Any] | None:
