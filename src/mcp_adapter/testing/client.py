@@ -84,20 +84,21 @@ class McpTestClient:
         ``container`` itself is left as it is.
 
         Raises ``TypeError`` for anything that cannot be served, for both
-        ``token`` and ``identity``, and for ``overrides`` with a compiled
-        ``Catalog`` (its services were planned against the container it was
-        compiled with: pass what compiles it instead).
+        ``token`` and ``identity``, and for ``overrides`` with a ``Catalog``
+        that cannot compile itself again (one made by hand, without ``rebuild``).
         """
         if token is not None and identity is not None:
             raise TypeError("McpTestClient: pass token= or identity=, not both")
         if overrides:
-            if isinstance(server, Catalog):
-                raise TypeError(
-                    "McpTestClient(overrides=...) cannot apply to a compiled Catalog: its "
-                    "services were planned against the container it was compiled with; "
-                    "pass the Server class or Platform instead"
-                )
             container = container.with_overrides(overrides)
+            if isinstance(server, Catalog):
+                if server.rebuild is None:
+                    raise TypeError(
+                        "McpTestClient(overrides=...) cannot apply to this Catalog: it has no "
+                        "rebuild to compile it against the derived container; pass the Server "
+                        "class or Platform instead"
+                    )
+                server = server.rebuild(container)
         self._owns_container = bool(overrides)
         self.container = container
         """The container served: the one given, or derived from it with ``overrides``."""
