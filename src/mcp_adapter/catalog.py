@@ -11,6 +11,7 @@ from typing import Any
 from mcp import types
 from mcp.server.mcpserver import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcp.shared.uri_template import UriTemplate
+from starlette.requests import Request as HttpRequest
 
 from container import Container
 from mcp_adapter.components import PromptArgument
@@ -56,6 +57,8 @@ class CompiledComponent:
     sync_hooks: bool = field(init=False, repr=False)
     """Its hooks, its construction and their services are all sync: a listing runs them,
     with those of the rest of its page, in one worker-thread call (``Dispatcher._filter``)."""
+    needs_http: bool = field(init=False, repr=False)
+    """It (its handler, hooks or a service) needs the HTTP request: it works over HTTP only."""
     thread_bound: bool = field(init=False, repr=False)
     """Handler, construction, services and hooks all sync: the whole call, its scope's
     finalizers included, runs on the handler's worker thread (``call_modes``)."""
@@ -70,6 +73,9 @@ class CompiledComponent:
             and (self.hooks.sync or not self.hooks.any)
         )
         object.__setattr__(self, "thread_bound", bound)
+        plans = [p for p in (self.handler, self.hooks.should_register, self.hooks.authorize) if p]
+        http = any(p.http_requests or HttpRequest in p.contexts for p in plans)
+        object.__setattr__(self, "needs_http", http or HttpRequest in self.build_contexts)
 
     async def instance(self, scope: Any) -> Any:
         if self.build_is_async:
@@ -161,6 +167,17 @@ class Catalog:
     """Compiles this catalog again against a container whose bindings changed (an override):
     what serves it recompiles when ``container.generation`` moves."""
     """Seconds a 2025-11-25 client has to answer an elicitation (``Server.input_timeout``)."""
+
+    def http_only(self) -> list[tuple[str, str]]:
+        """``(kind, name)`` of every component that needs the HTTP request."""
+        found: list[tuple[str, str]] = []
+        for kind, components in (
+            ("tool", list(self.tools.values())),
+            ("resource", [*self.resources.values(), *self.templates]),
+            ("prompt", list(self.prompts.values())),
+        ):
+            found.extend((kind, c.name) for c in components if c.needs_http)
+        return found
 
     @property
     def toolsets(self) -> frozenset[str]:

@@ -55,14 +55,14 @@ def test_check_ok_warns_about_unset_annotations(
     assert main(["check", "tests.cli.apps:FineServer"]) == 0
     out = capsys.readouterr().out
     assert "warning: tool 'loose' has no annotations" in out
-    assert out.splitlines()[-1] == "tests.cli.apps:FineServer: ok (1 tools, 0 resources, 0 prompts)"
+    assert out.splitlines()[-1] == "tests.cli.apps:FineServer: ok (1 tool, 0 resources, 0 prompts)"
 
 
 def test_check_demo_is_clean(in_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", *DEMO]) == 0
     out = capsys.readouterr().out
     assert "warning" not in out
-    assert "ok (3 tools, 1 resources, 1 prompts)" in out
+    assert "ok (3 tools, 1 resource, 1 prompt)" in out
 
 
 def test_check_reports_every_problem_with_its_path(

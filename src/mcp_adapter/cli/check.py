@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from container import Problem
+from container import Container, Lifetime, Problem
+from container.introspect import type_name
 from mcp_adapter.catalog import Catalog
 from mcp_adapter.cli.loading import load_container, load_servable
 from mcp_adapter.cli.serve import add_container_option
@@ -34,6 +35,18 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def unannotated(catalog: Catalog) -> list[str]:
     return [name for name, tool in catalog.tools.items() if tool.modern.annotations is None]
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def session_scoped(container: Container) -> list[str]:
+    return sorted(
+        type_name(key)
+        for key, binding in container.bindings.items()
+        if binding.lifetime is Lifetime.SESSION
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -68,14 +81,28 @@ def run(args: argparse.Namespace) -> int:
                 "    hint: set annotations = ToolAnnotations(read_only=..., destructive=..., "
                 "idempotent=..., open_world=...)"
             )
+    if catalog is not None:
+        for kind, name in catalog.http_only():
+            print(
+                f"note: {kind} {name!r} needs the HTTP request: it works over HTTP only "
+                "(serving it over stdio is refused)"
+            )
+        sessions = session_scoped(container)
+        if sessions:
+            print(
+                f"note: session-scoped: {', '.join(sessions)}: one per 2025-11-25 session on "
+                "stdio and stateful HTTP; one per request on stateless HTTP and in 2026-07-28"
+            )
     if problems:
         count = len(problems)
         print(f"{args.target}: {count} problem{'s' if count != 1 else ''}")
         return 1
     assert catalog is not None
-    print(
-        f"{args.target}: ok ({len(catalog.tools)} tools, "
-        f"{len(catalog.resources) + len(catalog.templates)} resources, "
-        f"{len(catalog.prompts)} prompts)"
+    resources = len(catalog.resources) + len(catalog.templates)
+    counted = (
+        _count(len(catalog.tools), "tool"),
+        _count(resources, "resource"),
+        _count(len(catalog.prompts), "prompt"),
     )
+    print(f"{args.target}: ok ({', '.join(counted)})")
     return 0

@@ -29,6 +29,7 @@ from mcp_adapter.cli.loading import load_container, load_instance, load_servable
 from mcp_adapter.cli.options import ENV_VAR, ServeOptions
 from mcp_adapter.errors import CompileError
 from mcp_adapter.serving import NotServableError, catalog_of, http_app, serve_stdio
+from mcp_adapter.serving.stdio import refuse_http_only
 
 WORKER_APP = "mcp_adapter.cli.asgi:create_app"
 KEYS_ENV = "MCP_ADAPTER_REQUEST_STATE_KEYS"
@@ -214,14 +215,18 @@ def compile_catalog(target: Any, container: Container, spec: str) -> Catalog:
     try:
         return catalog_of(target, container)
     except CompileError as exc:
-        count = len(exc.problems)
-        raise CliError(
-            f"cannot compile {spec}: {count} problem{'s' if count != 1 else ''}",
-            f"run `mcp-adapter check {spec}` after fixing them",
-            details=tuple(problem.render() for problem in exc.problems),
-        ) from exc
+        raise compile_failed(exc, spec) from exc
     except NotServableError as exc:
         raise CliError(str(exc)) from exc
+
+
+def compile_failed(exc: CompileError, spec: str) -> CliError:
+    count = len(exc.problems)
+    return CliError(
+        f"cannot compile {spec}: {count} problem{'s' if count != 1 else ''}",
+        f"run `mcp-adapter check {spec}` after fixing them",
+        details=tuple(problem.render() for problem in exc.problems),
+    )
 
 
 def select(catalog: Catalog, toolsets: tuple[str, ...] | None) -> Catalog:
@@ -294,6 +299,10 @@ def _serve_stdio(options: ServeOptions) -> int:
         compile_catalog(load_servable(options.target), container, options.target),
         options.toolsets,
     )
+    try:
+        refuse_http_only(catalog, "stdio")
+    except CompileError as exc:
+        raise compile_failed(exc, options.target) from exc
     print(f"MCP server {catalog.name!r} on stdio", file=sys.stderr, flush=True)
     security = request_state_security(options.request_state_keys)
     anyio.run(

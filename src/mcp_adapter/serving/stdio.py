@@ -19,6 +19,8 @@ from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
 
 from container import Container
+from mcp_adapter.catalog import Catalog
+from mcp_adapter.errors import CompileError, problem
 from mcp_adapter.sdk import build_sdk_server
 from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id
 from mcp_adapter.serving.servable import Servable, catalog_of
@@ -169,6 +171,22 @@ class AnsweringReadStream:
         await self.aclose()
 
 
+def refuse_http_only(catalog: Catalog, transport: str) -> None:
+    """Raise ``CompileError`` naming each component that needs the HTTP request, which a
+    server served over ``transport`` never has."""
+    problems = [
+        problem(
+            (catalog.name, f"{kind} {name!r}"),
+            f"{kind} {name!r} needs the HTTP request (the Starlette Request), which exists "
+            f"only over HTTP, and this server is served over {transport}",
+            "take McpRequest instead (it is there on every transport), or serve it with --http",
+        )
+        for kind, name in catalog.http_only()
+    ]
+    if problems:
+        raise CompileError(catalog.name, problems)
+
+
 async def serve_stdio(
     servable: Servable,
     container: Container,
@@ -190,6 +208,7 @@ async def serve_stdio(
     2026-07-28 ``requestState`` (see :func:`mcp_adapter.sdk.build_sdk_server`).
     """
     catalog = catalog_of(servable, container)
+    refuse_http_only(catalog, "stdio")
     server = build_sdk_server(
         catalog, container, transport="stdio", request_state_security=request_state_security
     )
