@@ -124,13 +124,18 @@ def verdict(
     hooks = component.hooks
     if not hooks.any:
         return True, True
-    instance = component.build(scope)
-    if hooks.should_register is not None and not hooks.should_register.call_sync(
-        instance, scope, request
-    ):
-        return False, False
-    if hooks.authorize is not None and not hooks.authorize.call_sync(instance, scope, request):
-        return True, False
+    try:
+        instance = component.build(scope)
+        if hooks.should_register is not None and not hooks.should_register.call_sync(
+            instance, scope, request
+        ):
+            return False, False
+        if hooks.authorize is not None and not hooks.authorize.call_sync(instance, scope, request):
+            return True, False
+    except GeneratorExit as exc:  # see mcp_adapter.interrupts.HandlerExited
+        raise HandlerExited(
+            f"a visibility hook of {component.name!r} raised GeneratorExit"
+        ) from exc
     return True, True
 
 

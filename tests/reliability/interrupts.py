@@ -169,3 +169,26 @@ def build_container() -> Container:
     container.scoped(Exploding, exploding)
     container.scoped(Closing, closing)
     return container
+
+
+class ListingChoice:
+    """Which interrupt the listed tool's hook raises while a listing runs."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+
+
+class ListedTool(Tool):
+    name = "listed"
+
+    def shouldRegister(self, choice: ListingChoice) -> bool:
+        interrupt(choice.kind)
+        return True
+
+    async def handle(self) -> McpResponse:
+        return McpResponse.text("unreachable")
+
+
+class ListingServer(Server):
+    name = "listing"
+    tools = (ListedTool, PingTool)

@@ -12,6 +12,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.memory import create_client_server_memory_streams
 
+from container import Container
 from mcp_adapter.testing import McpTestClient
 from mcp_adapter.testing.client import _decode, _encode
 from tests.reliability import interrupts
@@ -155,3 +156,17 @@ async def test_an_http_server_keeps_serving_after_each(mode: str) -> None:
                 results = [await sdk.call_tool(name, args) for name, args in TOOL_CALLS]
                 _check_server_keeps_answering(results, await sdk.call_tool("ping", {}))
         assert served.process.poll() is None
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_a_sync_listing_hook_raising_one_fails_the_listing_not_the_server(
+    era: str, kind: str
+) -> None:
+    container = Container()
+    container.instance(interrupts.ListingChoice, interrupts.ListingChoice(kind))
+    listing = McpTestClient(container, interrupts.ListingServer, protocol=era)  # type: ignore[arg-type]
+    failed = await listing.list_tools()
+    assert failed.error is not None
+    assert failed.error["code"] == -32603
+    assert "Listing failed (incident " in failed.error["message"]
+    (await listing.tool("ping")).assertOk().assertTextContains("pong")
