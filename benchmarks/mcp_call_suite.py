@@ -98,6 +98,17 @@ class AddHandleTool(Tool[AddInput, AddOutput]):
         )
 
 
+class AddSyncTool(Tool[AddInput, AddOutput]):
+    """A sync handle(): thread-bound, so its whole call runs on one worker thread."""
+
+    name = "add"
+
+    def handle(self, payload: AddInput, ledger: Ledger, clock: Clock) -> McpResponse:
+        return McpResponse.structured(
+            AddOutput(sum=ledger.add(payload.a, payload.b) + clock.offset)
+        )
+
+
 class ConstructorServer(Server):
     name = "adapter-constructor"
     tools = (AddTool,)
@@ -106,6 +117,11 @@ class ConstructorServer(Server):
 class HandleServer(Server):
     name = "adapter-handle"
     tools = (AddHandleTool,)
+
+
+class SyncServer(Server):
+    name = "adapter-sync"
+    tools = (AddSyncTool,)
 
 
 def services() -> Container:
@@ -126,6 +142,10 @@ def adapter_constructor() -> SdkServer[Any]:
 
 def adapter_handle() -> SdkServer[Any]:
     return adapter(HandleServer)
+
+
+def adapter_sync() -> SdkServer[Any]:
+    return adapter(SyncServer)
 
 
 # -- cases ----------------------------------------------------------------------------
@@ -165,6 +185,13 @@ def cases(options: RunOptions | None = None) -> list[Case]:
             _case(mode, "this adapter (both by handle())", adapter_handle, "ours-handle"),
             _case(
                 mode,
+                "this adapter, sync handle() (whole call on one worker thread)",
+                adapter_sync,
+                "ours-sync",
+                note="thread-bound: services, handler and finalizers on the handler's thread",
+            ),
+            _case(
+                mode,
                 "MCPServer + Resolve",
                 mcpserver_resolve,
                 "resolve",
@@ -188,6 +215,7 @@ def verify(options: RunOptions | None = None) -> None:
         await check_server(floor_server(), "floor")
         await check_server(adapter_constructor(), "this adapter (constructor)")
         await check_server(adapter_handle(), "this adapter (handle)")
+        await check_server(adapter_sync(), "this adapter (sync handle)")
         await check_server(mcpserver_resolve(), "MCPServer + Resolve")
         await check_handler(floor_server(), "floor")
         await check_handler(adapter_constructor(), "this adapter (constructor)")

@@ -22,7 +22,7 @@ from mcp_adapter import McpResponse, Server, Tool
 from mcp_adapter.testing import McpTestClient
 from schemas import Contract, Schema, summarize
 from schemas.errors import MAX_DETAILED, MAX_LISTED, bounded
-from tests.tools.drivers import Driver
+from tests.tools.drivers import DRIVERS, Driver
 
 pytestmark = pytest.mark.anyio
 
@@ -249,13 +249,14 @@ async def test_nan_inside_a_string_is_just_text(driver: Driver) -> None:
     [{"label": "a\ud800b"}, {"\udfffkey": 1}, {"items": [{"n": 1}, {"n": "\ud800"}]}],
     ids=["value", "key", "nested"],
 )
+@pytest.mark.parametrize(
+    "driver", [d for d in DRIVERS if d.via == "sdk-client"], ids=lambda d: d.id
+)
 async def test_a_lone_surrogate_is_invalid_arguments(
     driver: Driver, arguments: dict[str, Any]
 ) -> None:
-    """In process the SDK's client hands the string over as it is; the JSON wire cannot
-    carry it (``"\\ud800"`` in JSON text is refused by the SDK's parser: -32700)."""
-    if driver.via == "test-client":
-        pytest.skip("JSON text cannot carry a lone surrogate: a parse error, not a call")
+    """In process the SDK's client hands the string over as it is (the JSON wire cannot
+    carry it: see the next test, -32700)."""
     result = await driver.call(Container(), ValuesServer, "bulk", arguments)
     result.assertError("Invalid tool arguments")
     assert "incident" not in result.texts[0]
