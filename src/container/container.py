@@ -149,6 +149,25 @@ def _more_telling(new: Problem, old: Problem) -> bool:
     return len(new.path) > len(old.path)
 
 
+async def _create_once(
+    locks: dict[Any, anyio.Lock],
+    store: dict[Any, Any],
+    key: Any,
+    create: Callable[[Any], Awaitable[Any]],
+    ctx: Any,
+) -> Any:
+    """``store[key]``, awaiting ``create(ctx)`` once for it under the key's own lock."""
+    lock = locks.get(key)
+    if lock is None:
+        lock = locks.setdefault(key, anyio.Lock())
+    async with lock:
+        value = store.get(key, MISSING)
+        if value is MISSING:
+            value = await create(ctx)
+            store[key] = value
+        return value
+
+
 class Container:
     """Bindings, lifetimes and compiled resolution.
 
@@ -531,15 +550,7 @@ class Container:
     async def _async_singleton_slot(
         self, key: Any, create: Callable[[Any], Awaitable[Any]], root: Any
     ) -> Any:
-        lock = self._async_locks.get(key)
-        if lock is None:
-            lock = self._async_locks.setdefault(key, anyio.Lock())
-        async with lock:
-            value = self._singletons.get(key, MISSING)
-            if value is MISSING:
-                value = await create(root)
-                self._singletons[key] = value
-            return value
+        return await _create_once(self._async_locks, self._singletons, key, create, root)
 
     def _session_slot(self, ctx: Any, key: Any, create: Builder) -> Any:
         """The session's value for ``key``, created once (under a lock) in the session."""
@@ -569,15 +580,7 @@ class Container:
             value = await create(session)
             session.cache[key] = value
             return value
-        lock = locks.get(key)
-        if lock is None:
-            lock = locks.setdefault(key, anyio.Lock())
-        async with lock:
-            value = session.cache.get(key, MISSING)
-            if value is MISSING:
-                value = await create(session)
-                session.cache[key] = value
-            return value
+        return await _create_once(locks, session.cache, key, create, session)
 
     def call_plan(self, fn: Callable[..., Any]) -> CallPlan:
         """Which parameters of ``fn`` are injected; computed once per callable."""
