@@ -14,6 +14,7 @@ from mcp.shared.uri_template import UriTemplate
 
 from mcp_adapter.components import PromptArgument
 from mcp_adapter.handlers import HandlerPlan
+from mcp_adapter.lifespan import CompiledLifespan
 from schemas import Contract
 
 
@@ -145,6 +146,8 @@ class Catalog:
     page_size: int = 100
     input_timeout: float = 300.0
     """Seconds a 2025-11-25 client has to answer an elicitation (``Server.input_timeout``)."""
+    lifespan: CompiledLifespan | None = field(default=None, repr=False)
+    """``Server.lifespan``, entered at serve start (``serve_lifespan``); ``None`` without one."""
 
     @property
     def toolsets(self) -> frozenset[str]:
