@@ -130,7 +130,7 @@ async def test_a_failing_lifespan_closes_the_eager_singletons() -> None:
     assert events == [*ORDER_UP, "cache down", "pool down"]
 
 
-async def test_a_failing_shutdown_still_closes_the_container_and_propagates() -> None:
+async def test_a_failing_shutdown_still_finalizes_the_singletons_and_propagates() -> None:
     events = Journal()
     container = journaled(events)
     catalog = compile_server(FailingAtExit, container)
@@ -140,7 +140,7 @@ async def test_a_failing_shutdown_still_closes_the_container_and_propagates() ->
     assert events == [*ORDER_UP, *ORDER_DOWN]
 
 
-async def test_an_error_while_serving_reaches_the_lifespan_then_the_container_closes() -> None:
+async def test_an_error_while_serving_reaches_the_lifespan_then_the_singletons() -> None:
     events = Journal()
     container = journaled(events)
     catalog = compile_server(Demo, container)
@@ -150,7 +150,7 @@ async def test_an_error_while_serving_reaches_the_lifespan_then_the_container_cl
     assert events == [*ORDER_UP, *ORDER_DOWN]
 
 
-async def test_close_container_false_leaves_the_singletons_to_their_owner() -> None:
+async def test_close_false_leaves_the_singletons_to_their_owner() -> None:
     events = Journal()
     container = journaled(events)
     catalog = compile_server(Demo, container)
