@@ -125,7 +125,7 @@ def test_an_async_def_without_yield_and_a_sync_generator_are_refused() -> None:
     assert "sync generator" in sync
 
 
-def test_the_server_instance_must_be_buildable_at_the_container_level() -> None:
+def test_the_server_instance_must_be_buildable_outside_any_scope() -> None:
     class Demo(Server):
         def __init__(self, session: Session) -> None:
             self.session = session
