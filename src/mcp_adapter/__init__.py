@@ -16,6 +16,7 @@ from mcp_adapter.extensions import (
     put_on_server,
     tool,
 )
+from mcp_adapter.lifespan import StartupError
 from mcp_adapter.request import Identity, McpRequest
 from mcp_adapter.response import McpResponse
 from mcp_adapter.sdk import build_sdk_server
@@ -26,6 +27,7 @@ from mcp_adapter.serving import (
     mcp_lifespan,
     run_mcp_apps,
     run_stdio,
+    serve_lifespan,
     serve_stdio,
 )
 
@@ -46,6 +48,7 @@ __all__ = [
     "Resource",
     "Servable",
     "Server",
+    "StartupError",
     "Tool",
     "ToolAnnotations",
     "ToolSpec",
@@ -56,6 +59,7 @@ __all__ = [
     "put_on_server",
     "run_mcp_apps",
     "run_stdio",
+    "serve_lifespan",
     "serve_stdio",
     "tool",
 ]

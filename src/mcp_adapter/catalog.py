@@ -16,6 +16,7 @@ from starlette.requests import Request as HttpRequest
 from container import Container
 from mcp_adapter.components import PromptArgument
 from mcp_adapter.handlers import HandlerPlan
+from mcp_adapter.lifespan import CompiledLifespan
 from schemas import Contract
 
 
@@ -167,6 +168,8 @@ class Catalog:
     """Compiles this catalog again against a container whose bindings changed (an override):
     what serves it recompiles when ``container.generation`` moves."""
     """Seconds a 2025-11-25 client has to answer an elicitation (``Server.input_timeout``)."""
+    lifespan: CompiledLifespan | None = field(default=None, repr=False)
+    """``Server.lifespan``, entered at serve start (``serve_lifespan``); ``None`` without one."""
 
     def http_only(self) -> list[tuple[str, str]]:
         """``(kind, name)`` of every component that needs the HTTP request."""

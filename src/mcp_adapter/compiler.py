@@ -24,6 +24,7 @@ from mcp_adapter.catalog import Catalog, CompiledPrompt, CompiledResource, Compi
 from mcp_adapter.components import NoContract, Prompt, Resource, Server, Tool
 from mcp_adapter.errors import CompileError, problem
 from mcp_adapter.handlers import HandlerPlan, Source, plan_handler
+from mcp_adapter.lifespan import compile_lifespan
 from mcp_adapter.naming import default_name, valid_name
 from mcp_adapter.results import wrap_schema
 from mcp_adapter.uri_overlap import non_empty_variables, shared_uri
@@ -444,6 +445,9 @@ def compile_server(
     _unique("uri_template", templates, lambda r: r.uri_template_text, problems)
     _overlapping(templates, problems)
     prompt_table = _unique("prompt name", prompts, lambda p: p.name, problems)
+    lifespan = compile_lifespan(server, container, problems)
+    eager = [key for key, binding in container.bindings.items() if binding.eager]
+    problems.extend(p for p in container.check(*eager) if p not in problems)
     server_name = server.name or server.__name__
     if problems:
         raise CompileError(server_name, problems)
@@ -464,6 +468,7 @@ def compile_server(
         rebuild=lambda again: compile_server(
             server, again, extra_tools=extra_tools, extend_tool=extend_tool
         ),
+        lifespan=lifespan,
     )
 
 

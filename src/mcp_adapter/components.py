@@ -5,7 +5,8 @@ They are plain classes read once by the compiler; nothing here runs per request.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic
 
@@ -103,3 +104,12 @@ class Server:
     prompts: ClassVar[Sequence[type[Prompt]]] = ()
     input_timeout: ClassVar[float] = 300.0
     """Seconds a 2025-11-25 client has to answer a request for input (elicitation)."""
+    lifespan: ClassVar[
+        Callable[..., AsyncIterator[None] | AbstractAsyncContextManager[None]] | None
+    ] = None
+    """Start-up and shutdown, once per serving process: define it as an async generator
+    method (``async def lifespan(self, db: Database) -> AsyncIterator[None]: ...; yield``)
+    or a method returning an async context manager (``@asynccontextmanager``). Its
+    parameters are services from the container (singletons or transients); ``self`` is
+    an instance of the server class built by the container. It runs after the eager
+    singletons are built and is left before the container closes (docs/serving.md)."""

@@ -2,6 +2,9 @@
 
 ``mcp-adapter serve --http --workers N`` puts its options in the environment
 and runs ``uvicorn.run("mcp_adapter.cli.asgi:create_app", factory=True, ...)``.
+Each worker starts up in its app's lifespan; a failing start-up is reported in
+one line (not Starlette's traceback) and the worker exits (uvicorn's
+``STARTUP_FAILURE``).
 """
 
 from __future__ import annotations
@@ -9,12 +12,51 @@ from __future__ import annotations
 import os
 import sys
 
-from starlette.applications import Starlette
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mcp_adapter.cli.options import ServeOptions
+from mcp_adapter.lifespan import StartupError
 
 
-def create_app() -> Starlette:
+class OneLineStartupFailure:
+    """ASGI wrapper: a ``StartupError`` in the lifespan is reported as ``error: ...``, one line.
+
+    Starlette reports a failed start-up with the whole traceback as the
+    ``lifespan.startup.failed`` message (which uvicorn logs); this holds that
+    message back until the exception arrives and sends the CLI's line instead.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan":
+            await self.app(scope, receive, send)
+            return
+        held: Message | None = None
+
+        async def app_send(message: Message) -> None:
+            nonlocal held
+            if message["type"] == "lifespan.startup.failed":
+                held = message
+                return
+            await send(message)
+
+        try:
+            await self.app(scope, receive, app_send)
+        except StartupError as exc:
+            if held is not None:
+                from mcp_adapter.cli.serve import startup_failed
+
+                line = startup_failed(exc).message
+                held = {**held, "message": f"error: worker [{os.getpid()}]: {line}"}
+            raise
+        finally:
+            if held is not None:
+                await send(held)
+
+
+def create_app() -> ASGIApp:
     """Build the HTTP app from ``MCP_ADAPTER_SERVE`` (set by ``mcp-adapter serve``)."""
     from mcp_adapter.cli.serve import build_app
 
@@ -22,4 +64,4 @@ def create_app() -> Starlette:
     for entry in reversed(options.sys_path):
         if entry not in sys.path:
             sys.path.insert(0, entry)
-    return build_app(options)
+    return OneLineStartupFailure(build_app(options))

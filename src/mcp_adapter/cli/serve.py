@@ -28,7 +28,10 @@ from mcp_adapter.cli.limit_flags import (
 from mcp_adapter.cli.loading import load_container, load_instance, load_servable
 from mcp_adapter.cli.options import ENV_VAR, ServeOptions
 from mcp_adapter.errors import CompileError
+from mcp_adapter.lifespan import StartupError
 from mcp_adapter.serving import NotServableError, catalog_of, http_app, serve_stdio
+from mcp_adapter.serving.lifespan import serve_lifespan
+from mcp_adapter.serving.signals import HeldSignals
 from mcp_adapter.serving.stdio import refuse_http_only
 
 WORKER_APP = "mcp_adapter.cli.asgi:create_app"
@@ -238,13 +241,27 @@ def select(catalog: Catalog, toolsets: tuple[str, ...] | None) -> Catalog:
         raise CliError(str(exc), "--toolsets takes names the server's extensions declare") from exc
 
 
-def build_app(options: ServeOptions) -> Starlette:
-    """The HTTP app ``options`` describe (also what every ``--workers`` process builds)."""
+def load_catalog(options: ServeOptions) -> tuple[Catalog, Container]:
+    """The container ``options`` name and the catalog compiled against it (CLI errors)."""
     container = load_container(options.container)
     catalog = select(
         compile_catalog(load_servable(options.target), container, options.target),
         options.toolsets,
     )
+    return catalog, container
+
+
+def build_app(options: ServeOptions) -> Starlette:
+    """The HTTP app ``options`` describe, running its own start-up and shutdown in its
+    lifespan (what every ``--workers`` process builds)."""
+    catalog, container = load_catalog(options)
+    return app_of(options, catalog, container, run_lifespan=True)
+
+
+def app_of(
+    options: ServeOptions, catalog: Catalog, container: Container, *, run_lifespan: bool
+) -> Starlette:
+    """``http_app`` for ``options``; with ``run_lifespan`` it also closes the container."""
     verifier = None
     if options.auth is not None:
         verifier = load_instance(options.auth, "token verifier", "verify_token")
@@ -268,20 +285,35 @@ def build_app(options: ServeOptions) -> Starlette:
                 else options.max_body_size
             ),
             request_state_security=request_state_security(options.request_state_keys),
-            close_container=True,
+            close_container=run_lifespan,
+            run_lifespan=run_lifespan,
             **limit_kwargs(options),
         )
     except ValueError as exc:
         raise CliError(str(exc)) from exc
 
 
+def startup_failed(exc: StartupError) -> CliError:
+    """The one-line CLI error for a failed start-up (the traceback with ``--debug``)."""
+    lines = str(exc).strip().splitlines() or [type(exc).__name__]
+    return CliError(
+        f"start-up failed: {lines[0]}",
+        "fix what start-up needs (eager singletons, Server.lifespan); "
+        "run again with --debug to see the traceback",
+        status=1,
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     options = options_of(args)
-    if not options.http:
-        return _serve_stdio(options)
-    if options.workers > 1:
-        return _serve_workers(options)
-    return _serve_http(options)
+    try:
+        if not options.http:
+            return _serve_stdio(options)
+        if options.workers > 1:
+            return _serve_workers(options)
+        return _serve_http(options)
+    except StartupError as exc:
+        raise startup_failed(exc) from exc
 
 
 def _announce(options: ServeOptions, name: str) -> None:
@@ -294,22 +326,21 @@ def _announce(options: ServeOptions, name: str) -> None:
 
 
 def _serve_stdio(options: ServeOptions) -> int:
-    container = load_container(options.container)
-    catalog = select(
-        compile_catalog(load_servable(options.target), container, options.target),
-        options.toolsets,
-    )
+    catalog, container = load_catalog(options)
     try:
         refuse_http_only(catalog, "stdio")
     except CompileError as exc:
         raise compile_failed(exc, options.target) from exc
-    print(f"MCP server {catalog.name!r} on stdio", file=sys.stderr, flush=True)
     security = request_state_security(options.request_state_keys)
-    anyio.run(
-        lambda: serve_stdio(
-            catalog, container, close_container=True, request_state_security=security
-        )
-    )
+
+    async def main() -> None:
+        async with serve_lifespan(catalog, container):
+            print(f"MCP server {catalog.name!r} on stdio", file=sys.stderr, flush=True)
+            await serve_stdio(
+                catalog, container, run_lifespan=False, request_state_security=security
+            )
+
+    anyio.run(main)
     return 0
 
 
@@ -333,28 +364,50 @@ def _bind(host: str, port: int) -> socket.socket:
 
 
 def _serve_http(options: ServeOptions) -> int:
+    """Start up, then bind and serve, in one event loop: a failing start-up never binds."""
+    import asyncio
+
     import uvicorn
 
     from mcp_adapter.serving.uvicorn_config import uvicorn_config
 
-    app = build_app(options)
-    sock = _bind(options.host, options.port)
-    options = dataclasses.replace(options, port=sock.getsockname()[1])
-    _announce(options, app.state.mcp_catalog.name)
+    catalog, container = load_catalog(options)
+    app = app_of(options, catalog, container, run_lifespan=False)
     config = uvicorn_config(app, log_level="warning", lifespan="on")
-    try:
-        uvicorn.Server(config).run(sockets=[sock])
-    finally:
-        sock.close()
+    server = uvicorn.Server(config)
+    held = HeldSignals(server)
+
+    async def main() -> None:
+        with held:  # re-raises a stop signal only once the shutdown below is done
+            async with serve_lifespan(catalog, container):
+                held.install()
+                sock = _bind(options.host, options.port)
+                try:
+                    bound = dataclasses.replace(options, port=sock.getsockname()[1])
+                    _announce(bound, catalog.name)
+                    await server.serve(sockets=[sock])
+                finally:
+                    sock.close()
+
+    with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
+        runner.run(main())
     return 0
 
 
 def _serve_workers(options: ServeOptions) -> int:
+    """The parent compiles once and binds; each worker starts up in its app's lifespan.
+
+    A worker whose start-up fails exits with uvicorn's ``STARTUP_FAILURE`` status,
+    which makes uvicorn's supervisor stop every worker instead of restarting it;
+    ``serve`` then fails too.
+    """
+    from uvicorn.config import STARTUP_FAILURE
     from uvicorn.supervisors import Multiprocess
 
     from mcp_adapter.serving.uvicorn_config import uvicorn_config
 
-    app = build_app(options)  # fail here, once, rather than in every worker
+    catalog, container = load_catalog(options)  # fail here, once, rather than in every worker
+    app = app_of(options, catalog, container, run_lifespan=False)
     sock = _bind(options.host, options.port)
     options = dataclasses.replace(options, port=sock.getsockname()[1])
     os.environ[ENV_VAR] = options.to_env()
@@ -368,9 +421,16 @@ def _serve_workers(options: ServeOptions) -> int:
         log_level="warning",
         lifespan="on",
     )
-    _announce(options, app.state.mcp_catalog.name)
+    _announce(options, catalog.name)
+    supervisor = Multiprocess(config, sockets=[sock])
     try:
-        Multiprocess(config, sockets=[sock]).run()
+        supervisor.run()
     finally:
         sock.close()
+    if any(process.exitcode == STARTUP_FAILURE for process in supervisor.processes):
+        raise CliError(
+            "a worker failed to start up (its error is above); every worker was stopped",
+            "fix what start-up needs (eager singletons, Server.lifespan)",
+            status=1,
+        )
     return 0

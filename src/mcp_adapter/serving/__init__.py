@@ -10,6 +10,7 @@ from mcp_adapter.serving.events import (
     StoredEvent,
 )
 from mcp_adapter.serving.http import http_app, mcp_lifespan, run_mcp_apps, transport_security
+from mcp_adapter.serving.lifespan import serve_lifespan
 from mcp_adapter.serving.limits import HttpLimits
 from mcp_adapter.serving.servable import Compilable, NotServableError, Servable, catalog_of
 from mcp_adapter.serving.stdio import run_stdio, serve_stdio
@@ -34,6 +35,7 @@ __all__ = [
     "mcp_lifespan",
     "run_mcp_apps",
     "run_stdio",
+    "serve_lifespan",
     "serve_stdio",
     "transport_security",
     "uvicorn_config",

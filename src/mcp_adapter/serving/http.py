@@ -32,6 +32,7 @@ from mcp_adapter.serving.auth import BearerAuth, RequestAuthContext
 from mcp_adapter.serving.body_timeout import BodyTimeout
 from mcp_adapter.serving.events import SessionEventStore
 from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id
+from mcp_adapter.serving.lifespan import serve_lifespan
 from mcp_adapter.serving.limited import limited
 from mcp_adapter.serving.limits import (
     DEFAULT_BODY_TIMEOUT,
@@ -369,6 +370,7 @@ def http_app(
     allowed_origins: Sequence[str] | None = None,
     toolsets: Collection[str] | None = None,
     close_container: bool = False,
+    run_lifespan: bool = True,
     event_store: SessionEventStore | None = None,
     retry_interval: int | None = None,
     max_request_body_size: int = DEFAULT_MAX_REQUEST_BODY_SIZE,
@@ -405,6 +407,11 @@ def http_app(
       the ``retry`` milliseconds suggested to clients (SEP-1699). The store is a
       :class:`~mcp_adapter.serving.SessionEventStore` (``InMemoryEventStore``):
       each session resumes only its own streams.
+    - ``run_lifespan`` (default): the app's lifespan runs :func:`serve_lifespan`
+      (the container's eager singletons, then ``Server.lifespan``; left in
+      reverse order at shutdown, and with ``close_container=True`` the container
+      closed last). ``False`` when the caller runs ``serve_lifespan`` around the
+      app itself (``mcp-adapter serve`` does, to start up before binding).
     - ``max_request_body_size``: a POST body larger than this many bytes is
       refused with 413 before it is buffered (default: the SDK's 4 MiB).
     - ``configure``: called with the SDK's low-level server before serving, to
@@ -498,12 +505,14 @@ def http_app(
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        try:
-            async with manager.run():
-                yield
-        finally:
-            if close_container:
-                await container.aclose()
+        async with AsyncExitStack() as stack:
+            if run_lifespan:
+                startup = serve_lifespan(catalog, container, close_container=close_container)
+                await stack.enter_async_context(startup)
+            elif close_container:
+                stack.push_async_callback(container.aclose)
+            await stack.enter_async_context(manager.run())
+            yield
 
     app = Starlette(
         debug=debug,

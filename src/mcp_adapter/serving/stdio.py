@@ -6,7 +6,7 @@ import contextvars
 import logging
 import sys
 from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from contextlib import AsyncExitStack, contextmanager
 from types import TracebackType
 from typing import Protocol, Self
 
@@ -23,6 +23,7 @@ from mcp_adapter.catalog import Catalog
 from mcp_adapter.errors import CompileError, problem
 from mcp_adapter.sdk import build_sdk_server
 from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id
+from mcp_adapter.serving.lifespan import serve_lifespan
 from mcp_adapter.serving.servable import Servable, catalog_of
 
 logger = logging.getLogger("mcp_adapter")
@@ -194,14 +195,20 @@ async def serve_stdio(
     stdin: anyio.AsyncFile[str] | None = None,
     stdout: anyio.AsyncFile[str] | None = None,
     close_container: bool = False,
+    run_lifespan: bool = True,
     request_state_security: RequestStateSecurity | None = None,
 ) -> None:
     """Serve ``servable`` over stdio until the client closes stdin.
 
     Each request runs in its own container scope; singletons live as long as
-    ``container``. With ``close_container=True`` the container is closed (its
-    singleton finalizers run) when serving ends. The SDK answers both the
-    2025-11-25 handshake and 2026-07-28 per-request envelopes on one stream;
+    ``container``. Before the first message is read, :func:`serve_lifespan`
+    starts up (the container's eager singletons, then ``Server.lifespan``); after
+    the last answer it shuts down in reverse order, and with
+    ``close_container=True`` the container is closed (its singleton finalizers
+    run). ``run_lifespan=False`` leaves both to a caller that runs
+    ``serve_lifespan`` around this call (``close_container`` still applies). The
+    SDK answers both the 2025-11-25 handshake and 2026-07-28 per-request
+    envelopes on one stream;
     a line that is not JSON, or not a JSON-RPC message (a request whose ``id``
     is not a string or an integer included), is answered with
     ``-32700``/``-32600`` and ``id: null``. ``request_state_security`` seals
@@ -212,14 +219,16 @@ async def serve_stdio(
     server = build_sdk_server(
         catalog, container, transport="stdio", request_state_security=request_state_security
     )
-    try:
+    async with AsyncExitStack() as stack:
+        if run_lifespan:
+            startup = serve_lifespan(catalog, container, close_container=close_container)
+            await stack.enter_async_context(startup)
+        elif close_container:
+            stack.push_async_callback(container.aclose)
         with _stdin(stdin) as lines:
             async with stdio_server(lines, stdout) as (read, write):
                 messages = AnsweringReadStream(read, write)
                 await server.run(messages, write, server.create_initialization_options())
-    finally:
-        if close_container:
-            await container.aclose()
 
 
 def run_stdio(servable: Servable, container: Container, *, close_container: bool = False) -> None:

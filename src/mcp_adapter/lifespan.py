@@ -1,0 +1,135 @@
+"""``Server.lifespan``: checked once by the compiler, entered at serve start with its services.
+
+The method is an async generator (``async def lifespan(self, db: Db): ...; yield; ...``)
+or returns an async context manager (``@asynccontextmanager``). ``self`` is an
+instance of the server class built by the container, as a tool's ``self`` is;
+every other parameter is a service. It runs once per serving process, outside
+any session or request, so what it takes must live in the container itself
+(singletons, or transients made of them); ``McpRequest`` and the HTTP request
+have no value there.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from container import Container, Problem
+from container.introspect import type_name
+from container.lifetime import APP, LEVEL_NAMES
+from mcp_adapter.errors import problem
+from mcp_adapter.handlers import Source, plan_handler
+
+LIFESPAN = "lifespan"
+
+
+class StartupError(Exception):
+    """Start-up failed: an eager singleton or ``Server.lifespan`` raised (the ``__cause__``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledLifespan:
+    """How to enter a server's lifespan: decided at compile time."""
+
+    server: type
+    services: tuple[tuple[str, Any], ...]
+    """``(parameter name, key)`` of every injected parameter, in order."""
+    generator: bool
+    """An async generator method (wrapped as a context manager), else a factory of one."""
+
+    @property
+    def label(self) -> str:
+        return f"{self.server.__qualname__}.{LIFESPAN}"
+
+    async def open(self, container: Container) -> AbstractAsyncContextManager[None]:
+        """The lifespan's context manager, its ``self`` and services resolved from ``container``."""
+        instance = await container.aget(self.server)
+        kwargs = {name: await container.aget(key) for name, key in self.services}
+        method: Callable[..., Any] = getattr(instance, LIFESPAN)
+        if self.generator:
+            manager: object = asynccontextmanager(method)(**kwargs)
+        else:
+            manager = method(**kwargs)
+        if not isinstance(manager, AbstractAsyncContextManager):
+            raise TypeError(
+                f"{self.label}() returned {type(manager).__name__}, not an async context manager"
+            )
+        return manager
+
+
+def compile_lifespan(
+    server: type, container: Container, problems: list[Problem]
+) -> CompiledLifespan | None:
+    """The compiled ``server.lifespan`` (``None`` without one), appending what is wrong."""
+    function = getattr(server, LIFESPAN, None)
+    if function is None:
+        return None
+    label = f"{server.__qualname__}.{LIFESPAN}"
+    before = len(problems)
+    if not callable(function):
+        problems.append(problem((label,), f"{label} is not callable"))
+        return None
+    generator = inspect.isasyncgenfunction(function)
+    unwrapped = inspect.unwrap(function)
+    if not generator and inspect.iscoroutinefunction(unwrapped):
+        problems.append(
+            problem(
+                (label,),
+                f"{label} is an async def that does not yield",
+                "yield once where the server runs, or decorate it with @asynccontextmanager",
+            )
+        )
+    elif inspect.isgeneratorfunction(unwrapped):
+        problems.append(
+            problem(
+                (label,),
+                f"{label} is a sync generator",
+                "make it `async def lifespan(self, ...) -> AsyncIterator[None]` with one yield",
+            )
+        )
+    plan, found = plan_handler(server, LIFESPAN, container)
+    problems.extend(found)
+    services: list[tuple[str, Any]] = []
+    for slot in plan.slots if plan is not None else ():
+        here = (f"{label}({slot.name})",)
+        if slot.source in (Source.REQUEST, Source.HTTP_REQUEST):
+            problems.append(
+                problem(
+                    here,
+                    f"parameter {slot.name}: {type_name(slot.key)} of {label} has no value: "
+                    "the lifespan runs once at serve start, outside any request",
+                    "take the services it needs; read requests in handlers",
+                )
+            )
+        elif slot.source is Source.SERVICE:
+            _app_level(slot.key, container, here, problems)
+            services.append((slot.name, slot.key))
+    _app_level(server, container, (f"{label}(self)",), problems)
+    if len(problems) > before:
+        return None
+    return CompiledLifespan(server=server, services=tuple(services), generator=generator)
+
+
+def _app_level(
+    key: Any, container: Container, here: tuple[str, ...], problems: list[Problem]
+) -> None:
+    """``key`` must be built by the container outside any scope (the lifespan's level)."""
+    node = container.node(key)
+    if not node.ok:
+        problems.extend(dataclasses.replace(p, path=(*here, *p.path)) for p in node.problems)
+        return
+    if node.level > APP:
+        via = " -> ".join(node.level_via)
+        problems.append(
+            problem(
+                here,
+                f"{type_name(key)} lives in {LEVEL_NAMES[node.level]} (via {via}); "
+                "the lifespan runs outside any session or request",
+                "depend on singletons (or transients made of them), e.g. a pool rather than "
+                "a connection per request",
+            )
+        )
