@@ -36,34 +36,20 @@ T = TypeVar("T")
 
 
 class OnLoop:
-    """Services and hooks on the loop; a sync handler in a worker thread."""
+    """Services and hooks on the loop; a sync handler in a worker thread.
 
-    __slots__ = ("dispatcher",)
+    Its parts are the dispatcher's own methods and ``HandlerPlan.invoke`` themselves
+    (no wrapper calls), so a call on the loop costs what it did before modes existed.
+    """
+
+    __slots__ = ("elicit", "scope", "visible")
+
+    call = staticmethod(HandlerPlan.invoke)
 
     def __init__(self, dispatcher: Dispatcher) -> None:
-        self.dispatcher = dispatcher
-
-    def scope(self, ctx: Any, request: McpRequest | None) -> Any:
-        return self.dispatcher.scope(ctx, request)
-
-    def call(
-        self,
-        plan: HandlerPlan,
-        instance: Any,
-        scope: Scope,
-        request: McpRequest | None,
-        payload: Any = None,
-        arguments: dict[str, Any] | None = None,
-    ) -> Awaitable[Any]:
-        return plan.invoke(instance, scope, request, payload, arguments)
-
-    def visible(
-        self, component: CompiledComponent, scope: Scope, request: McpRequest | None
-    ) -> Awaitable[tuple[bool, bool]]:
-        return self.dispatcher.visible(component, scope, request)
-
-    def elicit(self, ctx: Any, asking: McpResponse, request: McpRequest) -> Awaitable[Any]:
-        return self.dispatcher.elicit(ctx, asking, request)
+        self.scope: Callable[[Any, McpRequest | None], Any] = dispatcher.scope
+        self.visible: Callable[..., Awaitable[tuple[bool, bool]]] = dispatcher.visible
+        self.elicit: Callable[..., Awaitable[Any]] = dispatcher.elicit
 
 
 class OnThread:

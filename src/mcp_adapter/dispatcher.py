@@ -316,7 +316,8 @@ class Dispatcher:
     async def call_tool(
         self, ctx: Any, params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
-        self._follow()
+        if self._generation != self.container.generation:
+            self._follow()
         tool = self.catalog.tools.get(params.name)
         if tool is None:
             raise unknown("tool", params.name)

@@ -58,9 +58,10 @@ def _json(value: Any) -> Any:
         raise HandlerResultError(f"structured content is not JSON-serializable: {exc}") from exc
 
 
-def _checked_output(output: Contract[Any] | None, value: Any) -> Any:
-    """The JSON form of ``value``, validated by ``output`` if declared; a value JSON cannot
-    carry (``nan``, ``inf``, a lone surrogate) fails, with or without a contract."""
+def _checked_output(output: Contract[Any] | None, value: Any) -> tuple[Any, str]:
+    """The JSON form of ``value``, validated by ``output`` if declared, and its JSON text;
+    a value JSON cannot carry (``nan``, ``inf``, a lone surrogate) fails, with or without
+    a contract. The text is serialized once and serves as the result's text content."""
     if output is None:
         checked = _json(value)
     else:
@@ -71,12 +72,11 @@ def _checked_output(output: Contract[Any] | None, value: Any) -> Any:
             raise OutputContractError(
                 f"structured content violates the output contract: {detail}"
             ) from None
-    _representable(checked)
-    return checked
+    return checked, _representable(checked)
 
 
-def _representable(value: Any) -> None:
-    """Raise ``OutputContractError`` if JSON cannot carry ``value`` as it is."""
+def _representable(value: Any) -> str:
+    """The JSON text of ``value``; ``OutputContractError`` if JSON cannot carry it as it is."""
     try:
         data = to_json(value, inf_nan_mode="constants")
     except ValueError:
@@ -87,6 +87,7 @@ def _representable(value: Any) -> None:
             raise OutputContractError(
                 f"structured content cannot be sent as JSON: {render(faults, 'structured content')}"
             )
+    return data.decode()
 
 
 def _legacy_structured(value: Any) -> dict[str, Any]:
@@ -130,12 +131,12 @@ def tool_result(
         if response.meta:
             meta.update(response.meta)
         if response.has_structured:
-            structured = (
-                _json(response.structured_content)
-                if is_error
-                else _checked_output(output, response.structured_content)
-            )
-            content.append(types.TextContent(type="text", text=_text(structured)))
+            if is_error:
+                structured = _json(response.structured_content)
+                text = _text(structured)
+            else:
+                structured, text = _checked_output(output, response.structured_content)
+            content.append(types.TextContent(type="text", text=text))
         content.extend(response.content)
     if not is_error and output is not None and not structured_seen:
         raise OutputContractError(
@@ -161,8 +162,8 @@ def _single(
                 "a text-only success does not satisfy it: return McpResponse.structured(...)"
             )
         return types.CallToolResult(content=list(response.content))
-    structured = _checked_output(output, response.structured_content)
-    content: list[types.ContentBlock] = [types.TextContent(type="text", text=_text(structured))]
+    structured, text = _checked_output(output, response.structured_content)
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
     content.extend(response.content)
     return types.CallToolResult(
         content=content,
@@ -181,7 +182,7 @@ def _complete_result(
         value = result.structured_content
         if not modern and not output.is_object and isinstance(value, dict):
             value = value.get(LEGACY_WRAP_KEY, value)
-        checked = _checked_output(output, value)
+        checked, _ = _checked_output(output, value)
         return result.model_copy(
             update={"structured_content": checked if modern else _legacy_structured(checked)}
         )

@@ -15,7 +15,9 @@ NON_FINITE = "finite_number"
 NON_FINITE_MESSAGE = "Input should be a finite number"
 BAD_UNICODE = "string_unicode"
 BAD_UNICODE_MESSAGE = "Input should be a valid string, it contains a lone surrogate"
-_CONSTANTS = (b"NaN", b"Infinity")
+
+
+_N, _I = ord("N"), ord("I")
 
 
 def _encodable(text: str) -> bool:
@@ -31,7 +33,10 @@ def _encodable(text: str) -> bool:
 def may_hold_non_finite(data: bytes) -> bool:
     """Whether JSON from ``to_json(..., inf_nan_mode="constants")`` may hold one (a cheap
     test: a string containing ``NaN`` also says yes; ``non_json`` then decides)."""
-    return any(constant in data for constant in _CONSTANTS)
+    # Runs on every call: a byte lookup (memchr) first; a substring search costs ~5x more.
+    if _N not in data and _I not in data:
+        return False
+    return b"NaN" in data or b"Infinity" in data
 
 
 def non_json(value: Any) -> tuple[FieldError, ...]:
