@@ -385,6 +385,11 @@ class Container:
         try:
             for key in self._eager():
                 self.get(key)
+        except AsyncResolutionRequired as exc:
+            self.close()
+            raise AsyncResolutionRequired(
+                f"{exc}; an eager singleton needs awaiting: start with `await container.astart()`"
+            ) from None
         except BaseException:
             self.close()
             raise

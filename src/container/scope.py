@@ -396,8 +396,9 @@ class SessionScope(Scope):
         if node.ok and node.level > SESSION_LEVEL:
             from container.introspect import type_name
 
+            via = node.level_via
+            through = f" (through {' -> '.join(via)})" if len(via) > 1 else ""
             raise ScopeError(
-                f"{type_name(key)} lives in a request scope "
-                f"(through {' -> '.join(node.level_via)}); "
+                f"{type_name(key)} lives in a request scope{through}; "
                 "resolve it in one of this session's request scopes: session.scope()"
             )

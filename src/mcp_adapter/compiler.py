@@ -447,7 +447,8 @@ def compile_server(
     prompt_table = _unique("prompt name", prompts, lambda p: p.name, problems)
     lifespan = compile_lifespan(server, container, problems)
     eager = [key for key, binding in container.bindings.items() if binding.eager]
-    problems.extend(p for p in container.check(*eager) if p not in problems)
+    if eager:  # (check() without roots would check every binding)
+        problems.extend(p for p in container.check(*eager) if p not in problems)
     server_name = server.name or server.__name__
     if problems:
         raise CompileError(server_name, problems)
