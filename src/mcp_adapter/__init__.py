@@ -6,7 +6,7 @@ from mcp_adapter.annotations import ToolAnnotations
 from mcp_adapter.catalog import Catalog
 from mcp_adapter.compiler import compile_server
 from mcp_adapter.components import Prompt, PromptArgument, Resource, Server, Tool
-from mcp_adapter.errors import CompileError
+from mcp_adapter.errors import CompileError, Forbidden, NotFound, Refusal, ToolError
 from mcp_adapter.extensions import (
     TOOLS,
     McpExtension,
@@ -36,6 +36,10 @@ __all__ = [
     "Catalog",
     "Compilable",
     "CompileError",
+    "Forbidden",
+    "NotFound",
+    "Refusal",
+    "ToolError",
     "Icon",
     "Identity",
     "McpExtension",

@@ -26,9 +26,14 @@ from mcp_adapter.catalog import (
 )
 from mcp_adapter.context import is_modern, snapshot, supports_elicitation
 from mcp_adapter.errors import (
+    Forbidden,
+    NotFound,
+    Refusal,
+    ToolError,
     forbidden,
     logger,
     new_incident,
+    refused,
     resource_not_found,
     unknown,
 )
@@ -37,6 +42,7 @@ from mcp_adapter.interrupts import cancelled_for_real
 from mcp_adapter.request import McpRequest, Transport, freeze
 from mcp_adapter.response import McpResponse
 from mcp_adapter.results import (
+    error_result,
     execution_failed,
     input_timed_out,
     invalid_arguments,
@@ -264,11 +270,14 @@ class Dispatcher:
     async def _guarded(
         self, what: str, name: str, call: Callable[[], Awaitable[T]], failure: Callable[[str], T]
     ) -> T:
-        """Run ``call``; protocol errors pass, anything else is logged with an incident id."""
+        """Run ``call``; protocol errors pass, a ``Refusal`` becomes its safe answer, anything
+        else is logged with an incident id."""
         try:
             return await call()
         except MCPError:
             raise
+        except Refusal as refusal:
+            raise refused(what, name, refusal) from None
         except Exception as exc:  # noqa: BLE001 - every failure becomes a safe answer
             return failure(self._incident(what, name, exc))
         except BaseException as exc:
@@ -327,6 +336,10 @@ class Dispatcher:
             return await self._call_tool(tool, ctx, arguments, request)
         except MCPError:
             raise
+        except ToolError as refusal:
+            return error_result(refusal.message)
+        except Refusal as refusal:
+            raise refused("tool", tool.name, refusal) from None
         except Exception as exc:  # noqa: BLE001 - every failure becomes a safe result
             return execution_failed(self._incident("tool", tool.name, exc))
         except BaseException as exc:
@@ -477,21 +490,29 @@ class Dispatcher:
         )
 
         async def read(run: OnLoop | OnThread) -> types.ReadResourceResult | None:
-            async with run.scope(ctx, request) as scope:
-                if resource.hooks.any:
-                    registered, authorized = await run.visible(resource, scope, request)
-                    if not registered:
-                        return None
-                    if not authorized:
-                        raise forbidden("resource", resource.name)
-                arguments = self._convert(resource.converters, variables, "URI variable")
-                instance = await resource.instance(scope)
-                outcome = await run.call(
-                    resource.handler, instance, scope, request, None, arguments
-                )
-                return resource_contents(
-                    outcome, owner=resource.cls.__qualname__, uri=uri, mime_type=resource.mime_type
-                )
+            try:
+                async with run.scope(ctx, request) as scope:
+                    if resource.hooks.any:
+                        registered, authorized = await run.visible(resource, scope, request)
+                        if not registered:
+                            return None
+                        if not authorized:
+                            raise forbidden("resource", resource.name)
+                    arguments = self._convert(resource.converters, variables, "URI variable")
+                    instance = await resource.instance(scope)
+                    outcome = await run.call(
+                        resource.handler, instance, scope, request, None, arguments
+                    )
+                    return resource_contents(
+                        outcome,
+                        owner=resource.cls.__qualname__,
+                        uri=uri,
+                        mime_type=resource.mime_type,
+                    )
+            except NotFound:
+                return None  # absent, exactly as when hidden
+            except Forbidden:
+                raise forbidden("resource", resource.name) from None
 
         def failed(incident: str) -> types.ReadResourceResult | None:
             raise MCPError(types.INTERNAL_ERROR, f"Resource read failed (incident {incident})")

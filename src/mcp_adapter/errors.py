@@ -7,7 +7,7 @@ import secrets
 from collections.abc import Sequence
 
 from mcp import MCPError
-from mcp.types import INVALID_PARAMS
+from mcp.types import INTERNAL_ERROR, INVALID_PARAMS
 
 from container import Problem, ProblemKind, ResolutionError
 
@@ -53,6 +53,46 @@ def resource_not_found(uri: str, *, modern: bool) -> MCPError:
 
 def forbidden(kind: str, name: str) -> MCPError:
     return MCPError(AUTHORIZATION_ERROR, f"Not authorized to use {kind} {name}")
+
+
+class Refusal(Exception):
+    """Raised by a handler, a hook or any service below them to give the caller a safe
+    answer instead of an incident. Use one of the three kinds below."""
+
+
+class ToolError(Refusal):
+    """A business error whose message is safe to show the caller.
+
+    From a tool: a tool error result (``isError: true``) with the message, as a
+    returned ``McpResponse.error(message)`` would give (no incident is logged).
+    From a resource, prompt or completion: the protocol error ``-32603`` with the
+    message.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotFound(Refusal):
+    """What the caller asked for does not exist: the answer is exactly the one for an
+    absent component (an unknown tool or prompt, ``-32602``; a resource: the era's
+    not-found error, and a static resource that raises it falls through to a template
+    that matches its URI, as a hidden one does)."""
+
+
+class Forbidden(Refusal):
+    """The caller may not use this: the answer of an ``authorize()`` that said no
+    (``-32003``)."""
+
+
+def refused(kind: str, name: str, refusal: Refusal) -> MCPError:
+    """The protocol error a ``Refusal`` from a component other than a resource becomes."""
+    if isinstance(refusal, NotFound):
+        return unknown(kind, name)
+    if isinstance(refusal, Forbidden):
+        return forbidden(kind, name)
+    return MCPError(INTERNAL_ERROR, str(refusal))
 
 
 class HttpRequestUnavailable(RuntimeError):
