@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mcp import types
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from pydantic_core import to_json, to_jsonable_python
 
 from mcp_adapter.errors import HandlerResultError, OutputContractError
@@ -119,6 +119,10 @@ def tool_result(
         return _complete_result(outcome, output=output, modern=modern)
     if type(outcome) is McpResponse and not outcome.is_error and not outcome.meta:
         return _single(outcome, owner=owner, output=output, modern=modern)
+    if output is not None and _instance_of_model(outcome, output):
+        # An instance of the output Schema is its structured content, as a @tool
+        # function's returned value is (validated like any other before it is sent).
+        return _single(McpResponse.structured(outcome), owner=owner, output=output, modern=modern)
     responses = responses_of(outcome, owner)
     is_error = any(response.is_error for response in responses)
     structured_seen = [r for r in responses if r.has_structured]
@@ -149,6 +153,13 @@ def tool_result(
             structured, owner=owner, output=output, modern=modern
         )
     return result
+
+
+def _instance_of_model(outcome: Any, output: Contract[Any]) -> bool:
+    """Whether ``outcome`` is an instance of the pydantic model ``output`` is the contract of
+    (a bare ``dict`` never is: it is not converted, even for a ``dict`` contract)."""
+    model = output.type
+    return isinstance(model, type) and issubclass(model, BaseModel) and isinstance(outcome, model)
 
 
 def _single(

@@ -373,3 +373,32 @@ async def test_null_structured_content_is_never_a_success_without_structured_con
         answer.assertError("Tool execution failed")
     else:
         answer.assertOk().assertStructured({"result": None})
+
+
+# -- an instance of the output Schema is its structured content ------------------------------
+
+
+class Other(Schema):
+    other: str
+
+
+async def test_an_instance_of_the_output_schema_is_structured_content(driver: Driver) -> None:
+    result = _result((await _call(driver, Total(total=3), output=Total)).assertOk())
+    assert result["structuredContent"] == {"total": 3}
+    assert json.loads(result["content"][0]["text"]) == {"total": 3}
+    assert result["isError"] is False
+
+
+async def test_an_instance_of_another_schema_fails_the_output_contract(
+    driver: Driver, caplog: pytest.LogCaptureFixture
+) -> None:
+    answer = await _call(driver, Other(other="x"), output=Total)
+    answer.assertError("Tool execution failed")
+
+
+async def test_a_schema_instance_without_an_output_contract_is_not_converted(
+    driver: Driver, caplog: pytest.LogCaptureFixture
+) -> None:
+    answer = await _call(driver, Total(total=3))
+    answer.assertError("Tool execution failed")
+    assert "HandlerResultError" in caplog.text
