@@ -9,8 +9,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import decimal
-import subprocess
-import sys
 import textwrap
 import uuid
 from collections.abc import Iterator
@@ -38,6 +36,7 @@ from mcp_adapter.testing.strategies import UnsupportedSchemaError
 from schemas import Contract, Schema
 from tests.reliability.conftest import BOUNDED
 from tests.serving.harness import REPO
+from tests.user_suites import fenced_python, run_pytest
 
 # -- a realistic server -----------------------------------------------------------------------
 
@@ -382,46 +381,18 @@ def test_mcp_container_closes_singletons_after_the_test(tmp_path: Path) -> None:
             """
         )
     )
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    run = run_pytest(tmp_path, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "2 passed" in run.stdout
 
 
-def _fenced_python(markdown: str) -> list[str]:
-    """Every ```python block of a page, run or not, in order."""
-    blocks: list[str] = []
-    lines = markdown.splitlines()
-    index = 0
-    while index < len(lines):
-        if lines[index].strip() == "```python":
-            end = lines.index("```", index + 1)
-            blocks.append("\n".join(lines[index + 1 : end]) + "\n")
-            index = end
-        index += 1
-    return blocks
-
-
 def test_the_pytest_example_of_docs_testing_md_passes(tmp_path: Path) -> None:
     """The page's plugin example, as a user's suite: ``shop.py`` is the page's server."""
-    blocks = _fenced_python((REPO / "docs" / "testing.md").read_text(encoding="utf-8"))
+    blocks = fenced_python((REPO / "docs" / "testing.md").read_text(encoding="utf-8"))
     (tmp_path / "shop.py").write_text(blocks[0] + blocks[1])
     (tmp_path / "test_shop.py").write_text(
         next(block for block in blocks if block.startswith("# tests/test_shop.py\n"))
     )
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    run = run_pytest(tmp_path, timeout=180)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "3 passed" in run.stdout  # two eras of one test, plus the separation check

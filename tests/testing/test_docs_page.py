@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import inspect
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from mcp_adapter.testing import McpResult, McpTestClient
+from tests.user_suites import fenced_python, run_pytest
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "testing.md"
 
@@ -55,31 +54,11 @@ def test_every_client_attribute_is_named() -> None:
     assert missing == []
 
 
-def fenced(markdown: str) -> list[str]:
-    blocks: list[str] = []
-    lines = markdown.splitlines()
-    index = 0
-    while index < len(lines):
-        if lines[index].strip() == "```python":
-            end = lines.index("```", index + 1)
-            blocks.append("\n".join(lines[index + 1 : end]) + "\n")
-            index = end
-        index += 1
-    return blocks
-
-
 def test_the_mcp_override_example_passes(tmp_path: Path) -> None:
-    blocks = fenced(page())
+    blocks = fenced_python(page())
     (tmp_path / "shop.py").write_text(blocks[0] + blocks[1])
     example = next(b for b in blocks if b.startswith("# tests/test_shop_ledger.py\n"))
     (tmp_path / "test_shop_ledger.py").write_text(example)
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    run = run_pytest(tmp_path, timeout=180)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "1 passed" in run.stdout

@@ -8,8 +8,6 @@ caller's container keeps its bindings. ``mcp_override`` enters
 from __future__ import annotations
 
 import dataclasses
-import subprocess
-import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +19,7 @@ from container import Container
 from mcp_adapter import McpResponse, Server, Tool, compile_server
 from mcp_adapter.extensions import McpExtension, Platform, tool
 from mcp_adapter.testing import McpOverride, McpTestClient
+from tests.user_suites import run_pytest
 
 pytestmark = pytest.mark.anyio
 
@@ -225,13 +224,6 @@ def test_mcp_override_is_undone_at_teardown(tmp_path: Path) -> None:
             """
         )
     )
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    run = run_pytest(tmp_path, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "3 passed" in run.stdout
