@@ -19,7 +19,7 @@ from sandboxes import Sandboxes
 
 from container import Container
 from mcp_adapter import McpExtension, McpResponse, Platform, PluginManifest
-from mcp_adapter.extensions import Next, ToolCall, ToolExtension
+from mcp_adapter.extensions import Next, Call, ToolExtension
 from mcp_adapter.testing import McpTestClient
 
 
@@ -49,7 +49,7 @@ class SandboxAudit(McpExtension):
             )
         ]
 
-    async def audit(self, call: ToolCall, call_next: Next) -> Any:
+    async def audit(self, call: Call, call_next: Next) -> Any:
         name = call.arguments["sandbox_name"]
         if call.arguments["variant"] == "prod":
             self.log.append(f"refused {name}")

@@ -17,6 +17,7 @@ from container import Container
 from mcp_adapter.components import PromptArgument
 from mcp_adapter.handlers import HandlerPlan
 from mcp_adapter.lifespan import CompiledLifespan
+from mcp_adapter.middleware import Layer
 from schemas import Contract
 
 
@@ -52,6 +53,10 @@ class CompiledComponent:
     hooks: Hooks = field(repr=False)
     build_contexts: frozenset[Any] = field(default=frozenset(), kw_only=True, repr=False)
     """The context values building the component itself needs (its constructor's graph)."""
+    middleware: tuple[Layer, ...] = field(default=(), kw_only=True, repr=False)
+    """The layers around its handler, outermost first (the server's, extensions', its own)."""
+    timeout: float | None = field(default=None, kw_only=True)
+    """Seconds a call may take before it is cancelled (its own, else the server's)."""
     needs_request: bool = field(init=False, repr=False)
     """Whether the handler, a hook, or a service they or the constructor need reads the
     request (``McpRequest`` or another context value); else none is built."""
@@ -65,16 +70,24 @@ class CompiledComponent:
     finalizers included, runs on the handler's worker thread (``call_modes``)."""
 
     def __post_init__(self) -> None:
-        needs = self.handler.needs_request or self.hooks.needs_request or bool(self.build_contexts)
+        layers = [layer.plan for layer in self.middleware]
+        needs = (
+            self.handler.needs_request
+            or self.hooks.needs_request
+            or bool(self.build_contexts)
+            or any(plan.needs_request for plan in layers)
+        )
         object.__setattr__(self, "needs_request", needs)
         object.__setattr__(self, "sync_hooks", self.hooks.sync and not self.build_is_async)
         bound = (
             self.handler.sync
             and not self.build_is_async
             and (self.hooks.sync or not self.hooks.any)
+            and not self.middleware  # middleware is async: it runs on the loop
         )
         object.__setattr__(self, "thread_bound", bound)
         plans = [p for p in (self.handler, self.hooks.should_register, self.hooks.authorize) if p]
+        plans.extend(layers)
         http = any(p.http_requests or HttpRequest in p.contexts for p in plans)
         object.__setattr__(self, "needs_http", http or HttpRequest in self.build_contexts)
 
@@ -95,7 +108,17 @@ class CompiledTool(CompiledComponent):
     spread: tuple[str, ...] = field(default=(), kw_only=True)
     """Payload fields passed to the handler as named arguments (function tools)."""
     toolset: str = field(default="", kw_only=True)
-    """The named group the tool belongs to; empty for class tools of a ``Server``."""
+    """The named group the tool belongs to (a class tool's: ``Tool.toolset``, else its
+    server's ``Server.toolset``; a contributed tool's: its extension's)."""
+    fields: Callable[[Any], dict[str, Any]] = field(default=dict, kw_only=True, repr=False)
+    """The validated payload as middleware sees it: its fields by name."""
+    convert: Callable[[Any], Any] | None = field(default=None, kw_only=True, repr=False)
+    """Reads what the handler returned (a function tool's plain value becomes a result);
+    ``None``: a class tool's ``handle()`` returns responses."""
+
+    def revalidate(self, arguments: Mapping[str, Any]) -> Any:
+        """Arguments middleware changed, validated into the input contract again."""
+        return self.input.adapter.validate_python(dict(arguments), by_alias=True, by_name=True)
 
     def arguments(self, payload: Any) -> dict[str, Any] | None:
         if not self.spread:
@@ -168,6 +191,9 @@ class Catalog:
     """Compiles this catalog again against a container whose bindings changed (an override):
     what serves it recompiles when ``container.generation`` moves."""
     """Seconds a 2025-11-25 client has to answer an elicitation (``Server.input_timeout``)."""
+    middleware: tuple[Layer, ...] = field(default=(), repr=False)
+    """``Server.middleware``, compiled: around listings and completions (each component's
+    ``middleware`` starts with it)."""
     lifespan: CompiledLifespan | None = field(default=None, repr=False)
     """``Server.lifespan``, entered at serve start (``serve_lifespan``); ``None`` without one."""
 
@@ -184,7 +210,7 @@ class Catalog:
 
     @property
     def toolsets(self) -> frozenset[str]:
-        """The names of the toolsets present (class tools of a ``Server`` have none)."""
+        """The names of the toolsets present."""
         return frozenset(tool.toolset for tool in self.tools.values() if tool.toolset)
 
     def select(self, toolsets: Collection[str]) -> Catalog:

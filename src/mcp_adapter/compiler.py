@@ -1,359 +1,51 @@
 """``compile_server``: a declaration and a container in, an immutable catalog out.
 
 Every problem is collected and reported at once; a server that compiled cannot
-fail later for a missing binding.
+fail later for a missing binding. Each component compiles into its kind's one
+form (``tool_compiler``, ``resource_prompt_compiler``); what the server declares
+for all of them (``middleware``, ``timeout``, ``toolset``) is added here.
 """
 
 from __future__ import annotations
 
-import inspect
-import typing
+import dataclasses
 from collections.abc import Callable, Sequence
 from types import MappingProxyType
-from typing import Any
-
-from mcp import types
-from mcp.server.mcpserver import ResourceSecurity
-from mcp.shared.uri_template import InvalidUriTemplate, UriTemplate
+from typing import Any, TypeVar
 
 from container import Container, Problem
-from container.introspect import EMPTY
-from mcp_adapter import scope_context
-from mcp_adapter.annotations import to_protocol_annotations
-from mcp_adapter.catalog import Catalog, CompiledPrompt, CompiledResource, CompiledTool, Hooks
-from mcp_adapter.components import NoContract, Prompt, Resource, Server, Tool
+from mcp_adapter.catalog import Catalog, CompiledComponent, CompiledResource, CompiledTool
+from mcp_adapter.compile_parts import checked_name, description_of, timeout_of
+from mcp_adapter.components import Prompt, Resource, Server, Tool
 from mcp_adapter.errors import CompileError, problem
-from mcp_adapter.handlers import HandlerPlan, Source, plan_handler
 from mcp_adapter.lifespan import compile_lifespan
+from mcp_adapter.middleware import Layer, plan_layers
 from mcp_adapter.naming import default_name, valid_name
-from mcp_adapter.results import wrap_schema
-from mcp_adapter.uri_overlap import non_empty_variables, shared_uri
-from schemas import Contract, ContractError, Schema
+from mcp_adapter.resource_prompt_compiler import compile_prompt, compile_resource
+from mcp_adapter.tool_compiler import compile_tool
+from mcp_adapter.uri_overlap import shared_uri
 
-SHOULD_REGISTER = "shouldRegister"
-AUTHORIZE = "authorize"
-
-
-class _EmptyInput(Schema):
-    """The input of a tool that declares none: only ``{}`` is accepted."""
+C = TypeVar("C", bound=CompiledComponent)
 
 
-NO_INPUT: Contract[Any] = Contract(
-    _EmptyInput,
-    Contract.of(_EmptyInput).adapter,
-    {"type": "object", "properties": {}, "additionalProperties": False},
-)
-"""The published contract of a tool without input: an empty object, nothing else."""
+def server_toolset(server: type[Server], problems: list[Problem]) -> str:
+    """The toolset of the server's class tools that name none (``Server.toolset``)."""
+    if server.toolset is not None:
+        where = f"{server.__qualname__}.toolset"
+        return checked_name(server.toolset, where, problems, "toolset name")
+    name = server.name or ""
+    return name if valid_name(name) else default_name(server.__name__, "Server")
 
 
-def _generic_args(cls: type, base: type) -> tuple[Any, ...]:
-    for klass in cls.__mro__:
-        for orig in getattr(klass, "__orig_bases__", ()):
-            if typing.get_origin(orig) is base:
-                return typing.get_args(orig)
-    return ()
-
-
-def _declared(value: Any) -> bool:
-    return value is not None and value is not NoContract and not isinstance(value, typing.TypeVar)
-
-
-def contracts_of(cls: type[Tool[Any, Any]]) -> tuple[Any, Any]:
-    """``(input, output)`` of a tool class; attributes win over generic arguments."""
-    args = _generic_args(cls, Tool)
-    generic_input = args[0] if args else None
-    generic_output = args[1] if len(args) > 1 else None
-    input_type = cls.input if cls.input is not None else generic_input
-    output_type = cls.output if cls.output is not None else generic_output
-    return (
-        input_type if _declared(input_type) else None,
-        output_type if _declared(output_type) else None,
-    )
-
-
-def description_of(cls: type, explicit: str | None) -> str | None:
-    if explicit:
-        return explicit
-    doc = cls.__dict__.get("__doc__")
-    return inspect.cleandoc(doc) if doc else None
-
-
-def declared_name(cls: type, suffix: str) -> Any:
-    """The name a component class declares (``name`` in its own body), else its default."""
-    explicit = cls.__dict__.get("name")
-    return explicit if explicit is not None else default_name(cls.__name__, suffix)
-
-
-def _name_of(cls: type, suffix: str, problems: list[Problem]) -> str:
-    name = declared_name(cls, suffix)
-    if not isinstance(name, str) or not valid_name(name):
-        problems.append(
-            problem(
-                (cls.__qualname__,),
-                f"invalid name {name!r}",
-                "names match [A-Za-z0-9_.-]{1,128}",
-            )
-        )
-    return str(name)
-
-
-def _builder(cls: type, container: Container, problems: list[Problem]) -> tuple[Any, bool]:
-    scope_context.declare(container)
-    node = container.node(cls)
-    if not node.ok:
-        problems.extend(node.problems)
-        return None, False
-    missing = scope_context.unprovided(node.contexts, (cls.__qualname__,))
-    if missing:
-        problems.extend(missing)
-        return None, False
-    if node.is_async:
-        return container.async_builder(cls), True
-    return container.builder(cls), False
-
-
-def compile_hooks(cls: type, container: Container, problems: list[Problem]) -> Hooks:
-    plans: dict[str, HandlerPlan | None] = {}
-    for hook in (SHOULD_REGISTER, AUTHORIZE):
-        plan, found = plan_handler(cls, hook, container, optional=True)
-        problems.extend(found)
-        plans[hook] = plan
-    return Hooks(should_register=plans[SHOULD_REGISTER], authorize=plans[AUTHORIZE])
-
-
-def _contract(tp: Any, where: tuple[str, ...], what: str, problems: list[Problem]) -> Any:
-    try:
-        return Contract.of(tp)
-    except (ContractError, TypeError) as exc:
-        problems.append(problem(where, f"the {what} contract is not valid: {exc}"))
-        return None
-
-
-def compile_tool(
-    cls: type[Tool[Any, Any]], container: Container, problems: list[Problem]
-) -> CompiledTool | None:
-    """Compile one tool class, appending what is wrong to ``problems``."""
-    before = len(problems)
-    where = (cls.__qualname__,)
-    name = _name_of(cls, "Tool", problems)
-    input_type, output_type = contracts_of(cls)
-    declared_input = input_type is not None
-    input_contract = _contract(input_type, where, "input", problems) if declared_input else NO_INPUT
-    if input_contract is not None and not input_contract.is_object:
-        problems.append(
-            problem(
-                where,
-                f"the input contract {input_type!r} does not describe a JSON object",
-                "tool arguments are an object: use a Schema subclass",
-            )
-        )
-    output_contract = None
-    if output_type is not None:
-        output_contract = _contract(output_type, where, "output", problems)
-    handler, found = plan_handler(
-        cls, "handle", container, payload_type=input_type if declared_input else None
-    )
-    problems.extend(found)
-    hooks = compile_hooks(cls, container, problems)
-    build, build_is_async = _builder(cls, container, problems)
-    if len(problems) > before or handler is None or input_contract is None:
-        return None
-    description = description_of(cls, cls.description)
-    annotations = to_protocol_annotations(cls.annotations)
-    meta = dict(cls.meta) if cls.meta else {}
-    if cls.cache:
-        meta["cache"] = dict(cls.cache)
-    common: dict[str, Any] = {
-        "name": name,
-        "title": cls.title,
-        "description": description,
-        "input_schema": input_contract.json_schema,
-        "icons": list(cls.icons) if cls.icons else None,
-        "annotations": annotations,
-        "meta": meta or None,
-    }
-    modern_output = output_contract.json_schema if output_contract is not None else None
-    legacy_output = modern_output
-    if output_contract is not None and not output_contract.is_object:
-        legacy_output = wrap_schema(output_contract.json_schema)
-    return CompiledTool(
-        name=name,
-        cls=cls,
-        build=build,
-        build_is_async=build_is_async,
-        build_contexts=container.node(cls).contexts,
-        handler=handler,
-        hooks=hooks,
-        input=input_contract,
-        output=output_contract,
-        modern=types.Tool(**common, output_schema=modern_output),
-        legacy=types.Tool(**common, output_schema=legacy_output),
-    )
-
-
-COMPLETE = "complete"
-COMPLETION_ARGUMENTS = ("argument", "value", "context")
-
-
-def _converters(plan: HandlerPlan) -> dict[str, Contract[Any]]:
-    """Contracts for named arguments annotated with something other than ``str``."""
-    return {
-        slot.name: Contract.of(slot.key)
-        for slot in plan.slots
-        if slot.source is Source.ARGUMENT and slot.key not in (EMPTY, str)
-    }
-
-
-def _completion(cls: type, container: Container, problems: list[Problem]) -> HandlerPlan | None:
-    plan, found = plan_handler(
-        cls, COMPLETE, container, argument_names=COMPLETION_ARGUMENTS, optional=True
-    )
-    problems.extend(found)
-    return plan
-
-
-def _template(cls: type[Resource], problems: list[Problem]) -> UriTemplate | None:
-    where = (cls.__qualname__,)
-    if (cls.uri is None) == (cls.uri_template is None):
-        problems.append(problem(where, "a resource declares exactly one of uri or uri_template"))
-        return None
-    if cls.uri_template is None:
-        return None
-    try:
-        return UriTemplate.parse(cls.uri_template)
-    except InvalidUriTemplate as exc:
-        problems.append(problem(where, f"invalid uri_template: {exc}"))
-        return None
-
-
-def _security(cls: type[Resource], variables: Sequence[str], problems: list[Problem]) -> None:
-    where = (f"{cls.__qualname__}.security",)
-    policy: object = cls.security  # declared, but a class body may say anything
-    if not isinstance(policy, ResourceSecurity):
-        problems.append(
-            problem(
-                where,
-                f"security must be a ResourceSecurity, not {type(policy).__name__}",
-                "use mcp.server.mcpserver.ResourceSecurity(exempt_params={...})",
-            )
-        )
-        return
-    unknown = sorted(set(policy.exempt_params) - set(variables))
-    if unknown:
-        problems.append(
-            problem(
-                where,
-                f"exempt_params names no URI variable of this resource: {', '.join(unknown)}",
-                f"URI variables: {', '.join(variables) or 'none'}",
-            )
-        )
-
-
-def compile_resource(
-    cls: type[Resource], container: Container, problems: list[Problem]
-) -> CompiledResource | None:
-    """Compile one resource class, appending what is wrong to ``problems``."""
-    before = len(problems)
-    name = _name_of(cls, "Resource", problems)
-    template = _template(cls, problems)
-    variables = template.variable_names if template is not None else []
-    _security(cls, variables, problems)
-    handler, found = plan_handler(cls, "handle", container, argument_names=variables)
-    problems.extend(found)
-    hooks = compile_hooks(cls, container, problems)
-    completion = _completion(cls, container, problems)
-    build, build_is_async = _builder(cls, container, problems)
-    if len(problems) > before or handler is None:
-        return None
-    missing = [v for v in variables if v not in handler.arguments]
-    common: dict[str, Any] = {
-        "name": name,
-        "title": cls.title,
-        "description": description_of(cls, cls.description),
-        "mime_type": cls.mime_type,
-        "icons": list(cls.icons) if cls.icons else None,
-        "meta": dict(cls.meta) if cls.meta else None,
-    }
-    entry: types.Resource | types.ResourceTemplate
-    if template is not None:
-        if missing:
-            problems.append(
-                problem(
-                    (f"{cls.__qualname__}.handle",),
-                    f"URI variables {', '.join(missing)} have no parameter in handle()",
-                    "add a parameter named like each variable",
-                )
-            )
-            return None
-        entry = types.ResourceTemplate(uri_template=str(cls.uri_template), **common)
-    else:
-        entry = types.Resource(uri=str(cls.uri), size=cls.size, **common)
-    return CompiledResource(
-        name=name,
-        cls=cls,
-        build=build,
-        build_is_async=build_is_async,
-        build_contexts=container.node(cls).contexts,
-        handler=handler,
-        hooks=hooks,
-        uri=cls.uri,
-        template=template,
-        mime_type=cls.mime_type,
-        entry=entry,
-        converters=_converters(handler),
-        completion=completion,
-        security=cls.security,
-        non_empty=non_empty_variables(template) if template is not None else frozenset(),
-    )
-
-
-def compile_prompt(
-    cls: type[Prompt], container: Container, problems: list[Problem]
-) -> CompiledPrompt | None:
-    """Compile one prompt class, appending what is wrong to ``problems``."""
-    before = len(problems)
-    name = _name_of(cls, "Prompt", problems)
-    arguments = tuple(cls.arguments)
-    names = [argument.name for argument in arguments]
-    if len(set(names)) != len(names):
-        problems.append(problem((cls.__qualname__,), "duplicate prompt argument names"))
-    handler, found = plan_handler(cls, "handle", container, argument_names=names)
-    problems.extend(found)
-    hooks = compile_hooks(cls, container, problems)
-    completion = _completion(cls, container, problems)
-    build, build_is_async = _builder(cls, container, problems)
-    if handler is not None:
-        unreceived = [n for n in names if n not in handler.arguments]
-        if unreceived:
-            problems.append(
-                problem(
-                    (f"{cls.__qualname__}.handle",),
-                    f"prompt arguments {', '.join(unreceived)} have no parameter in handle()",
-                    "add a parameter named like each declared argument",
-                )
-            )
-    if len(problems) > before or handler is None:
-        return None
-    entry = types.Prompt(
-        name=name,
-        title=cls.title,
-        description=description_of(cls, cls.description),
-        arguments=[argument.to_protocol() for argument in arguments] or None,
-        icons=list(cls.icons) if cls.icons else None,
-        meta=dict(cls.meta) if cls.meta else None,
-    )
-    return CompiledPrompt(
-        name=name,
-        cls=cls,
-        build=build,
-        build_is_async=build_is_async,
-        build_contexts=container.node(cls).contexts,
-        handler=handler,
-        hooks=hooks,
-        arguments=arguments,
-        entry=entry,
-        converters=_converters(handler),
-        completion=completion,
+def _served(component: C, layers: tuple[Layer, ...], timeout: float | None) -> C:
+    """``component`` with the server's layers outside its own, and the server's timeout
+    when it sets none."""
+    if not layers and (timeout is None or component.timeout is not None):
+        return component
+    return dataclasses.replace(
+        component,
+        middleware=(*layers, *component.middleware),
+        timeout=component.timeout if component.timeout is not None else timeout,
     )
 
 
@@ -419,22 +111,27 @@ def compile_server(
     what is wrong to the problems.
     """
     problems: list[Problem] = []
+    where = server.__qualname__
+    layers = plan_layers(tuple(server.middleware), f"server {where}", container, problems)
+    timeout = timeout_of(server, f"{where}.timeout", problems)
+    toolset = server_toolset(server, problems)
     tools: list[CompiledTool] = []
     for cls in _classes(server, "tools", Tool, problems):
-        tool = compile_tool(cls, container, problems)
+        tool = compile_tool(cls, container, problems, toolset=toolset)
         if tool is not None and extend_tool is not None:
             tool = extend_tool(tool, problems)
         if tool is not None:
             tools.append(tool)
     tools.extend(extra_tools)
+    tools = [_served(tool, layers, timeout) for tool in tools]
     tool_table = _unique("tool name", tools, lambda t: t.name, problems)
     resources = [
-        r
+        _served(r, layers, timeout)
         for cls in _classes(server, "resources", Resource, problems)
         if (r := compile_resource(cls, container, problems)) is not None
     ]
     prompts = [
-        p
+        _served(p, layers, timeout)
         for cls in _classes(server, "prompts", Prompt, problems)
         if (p := compile_prompt(cls, container, problems)) is not None
     ]
@@ -466,6 +163,7 @@ def compile_server(
         templates=tuple(templates),
         prompts=MappingProxyType(prompt_table),
         input_timeout=server.input_timeout,
+        middleware=layers,
         rebuild=lambda again: compile_server(
             server, again, extra_tools=extra_tools, extend_tool=extend_tool
         ),

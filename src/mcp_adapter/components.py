@@ -35,6 +35,11 @@ class Component:
     """What a model reads; the class docstring when omitted."""
     icons: ClassVar[Sequence[types.Icon] | None] = None
     meta: ClassVar[Mapping[str, Any] | None] = None
+    middleware: ClassVar[Sequence[Callable[..., Any]]] = ()
+    """``async (call, call_next, ...)`` layers around ``handle`` (innermost: inside the
+    server's and extensions'); parameters after the first two are injected."""
+    timeout: ClassVar[float | None] = None
+    """Seconds a call may take before it is cancelled; ``None``: ``Server.timeout``."""
 
 
 class Tool(Component, Generic[InputT, OutputT]):
@@ -50,6 +55,9 @@ class Tool(Component, Generic[InputT, OutputT]):
     annotations: ClassVar[ToolAnnotations | types.ToolAnnotations | None] = None
     cache: ClassVar[Mapping[str, Any] | None] = None
     """Declared freshness, carried to clients in ``_meta``; results are never memoized."""
+    toolset: ClassVar[str | None] = None
+    """The toolset it belongs to (``--toolsets``, ``X-MCP-Toolsets``); ``None``: its
+    server's (``Server.toolset``)."""
 
 
 class Resource(Component):
@@ -104,6 +112,15 @@ class Server:
     prompts: ClassVar[Sequence[type[Prompt]]] = ()
     input_timeout: ClassVar[float] = 300.0
     """Seconds a 2025-11-25 client has to answer a request for input (elicitation)."""
+    middleware: ClassVar[Sequence[Callable[..., Any]]] = ()
+    """``async (call, call_next, ...)`` layers around every call of every method,
+    outermost; parameters after the first two are injected from the call's scope."""
+    timeout: ClassVar[float | None] = None
+    """Seconds any component call may take (a component's own ``timeout`` wins)."""
+    toolset: ClassVar[str | None] = None
+    """The toolset of its class tools that name none: by default the server's ``name``
+    (the class name, kebab-case, without ``Server``, when ``name`` is not a valid
+    toolset name)."""
     lifespan: ClassVar[
         Callable[..., AsyncIterator[None] | AbstractAsyncContextManager[None]] | None
     ] = None

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from types import MappingProxyType
+from typing import Any, TypeVar, cast
 
 import anyio
 import anyio.from_thread
@@ -16,7 +15,7 @@ from mcp.server.auth.provider import AccessToken
 from pydantic import ValidationError
 
 from container import Container, Scope, SessionScope
-from mcp_adapter.call_modes import OnLoop, OnThread, drive, verdict
+from mcp_adapter.call_modes import OnLoop, OnThread, drive
 from mcp_adapter.catalog import (
     Catalog,
     CompiledComponent,
@@ -37,9 +36,18 @@ from mcp_adapter.errors import (
     resource_not_found,
     unknown,
 )
-from mcp_adapter.input_requests import accepted, envelope
+from mcp_adapter.input_flow import (
+    MAX_INPUT_ROUNDS,
+    asking,
+    elicit,
+    input_required,
+    missing_elicitation,
+    no_back_channel,
+)
 from mcp_adapter.interrupts import cancelled_for_real
-from mcp_adapter.request import McpRequest, Transport, freeze
+from mcp_adapter.middleware import Call, through
+from mcp_adapter.paging import next_cursor, page_index, paginate, visible_all
+from mcp_adapter.request import McpRequest, Transport
 from mcp_adapter.response import McpResponse
 from mcp_adapter.results import (
     error_result,
@@ -48,6 +56,7 @@ from mcp_adapter.results import (
     invalid_arguments,
     prompt_messages,
     resource_contents,
+    timed_out,
     tool_result,
 )
 from mcp_adapter.scope_context import RequestValues
@@ -57,39 +66,9 @@ from schemas import Contract, render, summarize
 T = TypeVar("T")
 Entry = TypeVar("Entry")
 
-MAX_INPUT_ROUNDS = 8
-"""Elicitation rounds one 2025-11-25 call may go through before it is refused."""
 MAX_COMPLETIONS = 100
 _SESSION_KEY = "mcp_adapter.session"
 """Where a connection's ``state`` keeps its session scope."""
-_CURSOR = re.compile(r"[0-9]{1,9}")
-
-
-def _paginate(entries: Sequence[Entry], size: int) -> tuple[tuple[Entry, ...], ...]:
-    return tuple(tuple(entries[i : i + size]) for i in range(0, len(entries), size)) or ((),)
-
-
-def _page_index(cursor: str | None, count: int) -> int:
-    if cursor is None:
-        return 0
-    if _CURSOR.fullmatch(cursor) is None or int(cursor) >= count:
-        raise MCPError(types.INVALID_PARAMS, "Invalid cursor")
-    return int(cursor)
-
-
-def _next_cursor(index: int, count: int) -> str | None:
-    return str(index + 1) if index + 1 < count else None
-
-
-def _needs_input(outcome: Any) -> McpResponse | None:
-    if type(outcome) is McpResponse:
-        return outcome if outcome.input_requests else None
-    responses = outcome
-    if isinstance(responses, list | tuple):
-        for response in responses:
-            if isinstance(response, McpResponse) and response.input_requests:
-                return response
-    return None
 
 
 class Dispatcher:
@@ -123,13 +102,13 @@ class Dispatcher:
         size = catalog.page_size
         tools = list(catalog.tools.values())
         self._tool_pages = {
-            True: _paginate([t.modern for t in tools], size),
-            False: _paginate([t.legacy for t in tools], size),
+            True: paginate([t.modern for t in tools], size),
+            False: paginate([t.legacy for t in tools], size),
         }
         self._tool_hooks = any(t.hooks.any for t in tools)
-        self._resource_pages = _paginate(list(catalog.resources.values()), size)
-        self._template_pages = _paginate(list(catalog.templates), size)
-        self._prompt_pages = _paginate(list(catalog.prompts.values()), size)
+        self._resource_pages = paginate(list(catalog.resources.values()), size)
+        self._template_pages = paginate(list(catalog.templates), size)
+        self._prompt_pages = paginate(list(catalog.prompts.values()), size)
 
     def request(self, ctx: Any, **fields: Any) -> McpRequest:
         return snapshot(
@@ -227,7 +206,7 @@ class Dispatcher:
             # Every hook of the page is sync: the listing's scope lives and ends on the
             # worker thread its hooks run on, so their services may be thread-bound.
             with self.scope(ctx, request) as scope:
-                verdicts = iter(_visible_all(in_thread, scope, request))
+                verdicts = iter(visible_all(in_thread, scope, request))
                 return [
                     entry for component, entry in page if not component.hooks.any or next(verdicts)
                 ]
@@ -238,7 +217,7 @@ class Dispatcher:
             listed: list[Entry] = []
             async with self.scope(ctx, request) as scope:
                 verdicts = iter(
-                    await anyio.to_thread.run_sync(_visible_all, in_thread, scope, request)
+                    await anyio.to_thread.run_sync(visible_all, in_thread, scope, request)
                     if in_thread
                     else ()
                 )
@@ -268,12 +247,22 @@ class Dispatcher:
         return functools.partial(body, self._on_loop)
 
     async def _guarded(
-        self, what: str, name: str, call: Callable[[], Awaitable[T]], failure: Callable[[str], T]
+        self,
+        what: str,
+        name: str,
+        call: Callable[[], Awaitable[T]],
+        failure: Callable[[str], T],
+        timeout: float | None = None,
     ) -> T:
         """Run ``call``; protocol errors pass, a ``Refusal`` becomes its safe answer, anything
-        else is logged with an incident id."""
+        else is logged with an incident id; past ``timeout`` seconds it is cancelled, its
+        scope closed, and answered as a failure."""
         try:
-            return await call()
+            if timeout is None:
+                return await call()
+            with anyio.move_on_after(timeout):
+                return await call()
+            return failure(self._timed_out(what, name, timeout))
         except MCPError:
             raise
         except Refusal as refusal:
@@ -293,6 +282,13 @@ class Dispatcher:
         return incident
 
     @staticmethod
+    def _timed_out(what: str, name: str, timeout: float) -> str:
+        """Log that a call was cancelled at its timeout, and return the incident id."""
+        incident = new_incident()
+        logger.error("%s %r timed out after %g s (incident %s)", what, name, timeout, incident)
+        return incident
+
+    @staticmethod
     def _convert(
         converters: Mapping[str, Contract[Any]], values: Mapping[str, Any], what: str
     ) -> dict[str, Any]:
@@ -308,15 +304,48 @@ class Dispatcher:
                     ) from None
         return converted
 
+    async def _around(
+        self,
+        ctx: Any,
+        call: Call,
+        body: Callable[[Call], Awaitable[T]],
+    ) -> T:
+        """A listing or completion through ``Server.middleware``, in a scope of its own."""
+        request = self.request(ctx)
+        async with self.scope(ctx, request) as scope:
+            return cast(T, await through(self.catalog.middleware, call, body, scope, request))
+
+    def _listed(
+        self, ctx: Any, method: str, cursor: str | None, body: Callable[[str | None], Awaitable[T]]
+    ) -> Awaitable[T]:
+        if not self.catalog.middleware:
+            return body(cursor)
+        arguments = MappingProxyType({} if cursor is None else {"cursor": cursor})
+
+        async def listed(call: Call) -> T:
+            return await body(call.arguments.get("cursor"))
+
+        async def around() -> T:
+            return await self._around(ctx, Call("", arguments, method), listed)
+
+        def failed(incident: str) -> T:
+            raise MCPError(types.INTERNAL_ERROR, f"Listing failed (incident {incident})")
+
+        return self._guarded("listing", method, around, failed)
+
     # -- tools ------------------------------------------------------------------
 
     async def list_tools(
         self, ctx: Any, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         self._follow()
+        cursor = params.cursor if params else None
+        return await self._listed(ctx, "tools/list", cursor, functools.partial(self._tools, ctx))
+
+    async def _tools(self, ctx: Any, cursor: str | None) -> types.ListToolsResult:
         pages = self._tool_pages[is_modern(ctx)]
-        index = _page_index(params.cursor if params else None, len(pages))
-        cursor = _next_cursor(index, len(pages))
+        index = page_index(cursor, len(pages))
+        cursor = next_cursor(index, len(pages))
         if not self._tool_hooks:
             return types.ListToolsResult(tools=list(pages[index]), next_cursor=cursor)
         paired = [(self.catalog.tools[entry.name], entry) for entry in pages[index]]
@@ -333,7 +362,11 @@ class Dispatcher:
         arguments: Mapping[str, Any] = params.arguments or {}
         request = self.request(ctx, arguments=arguments) if tool.needs_request else None
         try:
-            return await self._call_tool(tool, ctx, arguments, request)
+            if tool.timeout is None:
+                return await self._call_tool(tool, ctx, arguments, request)
+            with anyio.move_on_after(tool.timeout):
+                return await self._call_tool(tool, ctx, arguments, request)
+            return timed_out(tool.timeout, self._timed_out("tool", tool.name, tool.timeout))
         except MCPError:
             raise
         except ToolError as refusal:
@@ -374,53 +407,100 @@ class Dispatcher:
             if errors:
                 return invalid_arguments(errors)
             instance = await tool.build(scope) if tool.build_is_async else tool.build(scope)
-            spread = tool.arguments(payload)
-            outcome = await run.call(tool.handler, instance, scope, request, payload, spread)
+            if tool.middleware:
+                outcome = await self._tool_chain(run, tool, instance, scope, request, payload)
+            else:
+                spread = tool.arguments(payload)
+                outcome = await run.call(tool.handler, instance, scope, request, payload, spread)
+            if tool.convert is not None:
+                outcome = tool.convert(outcome)
             for _ in range(MAX_INPUT_ROUNDS):
-                asking = _needs_input(outcome)
-                if asking is None:
+                question = asking(outcome)
+                if question is None:
                     break
                 current = request or self.request(ctx)
                 modern = is_modern(ctx)
                 if not modern and not ctx.session.can_send_request:
-                    raise _no_back_channel()
+                    raise no_back_channel()
                 if not supports_elicitation(current):
-                    raise _missing_elicitation()
+                    raise missing_elicitation()
                 if modern:
-                    return _input_required(asking)
+                    return input_required(question)
                 try:
-                    request = await run.elicit(ctx, asking, current)
+                    request = await run.elicit(ctx, question, current)
                 except TimeoutError:
                     return input_timed_out(self.catalog.input_timeout)
-                outcome = await run.call(tool.handler, instance, scope, request, payload, spread)
+                outcome = await self._handle(run, tool, instance, scope, request, payload)
             else:
                 raise RuntimeError(f"{tool.name} asked for input {MAX_INPUT_ROUNDS} times")
             return tool_result(
                 outcome, owner=tool.cls.__qualname__, output=tool.output, modern=is_modern(ctx)
             )
 
-    async def elicit(self, ctx: Any, asking: McpResponse, request: McpRequest) -> McpRequest:
-        """2025-11-25: ask through the SDK's elicitation request, answer as a retry would.
+    async def _handle(
+        self,
+        run: OnLoop | OnThread,
+        tool: CompiledTool,
+        instance: Any,
+        scope: Scope,
+        request: McpRequest | None,
+        payload: Any,
+    ) -> Any:
+        """The handler's value, through the tool's middleware when it has some, read by its
+        ``convert`` (a function tool's plain value becomes a result)."""
+        if tool.middleware:
+            outcome = await self._tool_chain(run, tool, instance, scope, request, payload)
+        else:
+            spread = tool.arguments(payload)
+            outcome = await run.call(tool.handler, instance, scope, request, payload, spread)
+        return outcome if tool.convert is None else tool.convert(outcome)
 
-        Each answer is checked against the schema asked for (an invalid one is
-        dropped, so the handler asks again); a client that does not answer
-        within the catalog's ``input_timeout`` ends the call.
-        """
-        answers: dict[str, Any] = {}
-        for key, form in (asking.input_requests or {}).items():
-            with anyio.fail_after(self.catalog.input_timeout):
-                result = await ctx.session.elicit_form(
-                    form.message, form.requested_schema, related_request_id=ctx.request_id
-                )
-            answer = accepted(
-                result.model_dump(by_alias=True, exclude_none=True, mode="json"),
-                form.requested_schema,
-            )
-            if answer is not None:
-                answers[key] = answer
-        return dataclasses.replace(
-            request, input_responses=freeze(answers), request_state=asking.request_state
-        )
+    async def _tool_chain(
+        self,
+        run: OnLoop | OnThread,
+        tool: CompiledTool,
+        instance: Any,
+        scope: Scope,
+        request: McpRequest | None,
+        payload: Any,
+    ) -> Any:
+        given = MappingProxyType(tool.fields(payload))
+
+        async def handler(call: Call) -> Any:
+            # changed arguments are validated into the input contract again
+            value = payload if call.arguments is given else tool.revalidate(call.arguments)
+            spread = tool.arguments(value)
+            return await run.call(tool.handler, instance, scope, request, value, spread)
+
+        return await through(tool.middleware, Call(tool.name, given), handler, scope, request)
+
+    async def _named_chain(
+        self,
+        run: OnLoop | OnThread,
+        component: CompiledResource | CompiledPrompt,
+        call: Call,
+        instance: Any,
+        scope: Scope,
+        request: McpRequest | None,
+    ) -> Any:
+        """A resource's or prompt's handler through its middleware; changed arguments are
+        converted to their declared types again (a value they refuse is a failure)."""
+        given = call.arguments
+
+        async def handler(changed: Call) -> Any:
+            values = dict(given)
+            if changed.arguments is not given:
+                values = dict(changed.arguments)
+                for name, contract in component.converters.items():
+                    if name in values:
+                        values[name] = contract.validate(values[name])
+            return await run.call(component.handler, instance, scope, request, None, values)
+
+        return await through(component.middleware, call, handler, scope, request)
+
+    async def elicit(self, ctx: Any, question: McpResponse, request: McpRequest) -> McpRequest:
+        """2025-11-25: ask the client (``input_flow.elicit``) within ``Server.input_timeout``."""
+        return await elicit(ctx, question, request, self.catalog.input_timeout)
 
     # -- resources ------------------------------------------------------------------
 
@@ -428,26 +508,36 @@ class Dispatcher:
         self, ctx: Any, params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         self._follow()
+        cursor = params.cursor if params else None
+        return await self._listed(
+            ctx, "resources/list", cursor, functools.partial(self._resources, ctx)
+        )
+
+    async def _resources(self, ctx: Any, cursor: str | None) -> types.ListResourcesResult:
         pages = self._resource_pages
-        index = _page_index(params.cursor if params else None, len(pages))
-        paired = [(r, r.entry) for r in pages[index]]
-        listed = await self._filter(ctx, paired)
+        index = page_index(cursor, len(pages))
+        listed = await self._filter(ctx, [(r, r.entry) for r in pages[index]])
         return types.ListResourcesResult(
             resources=[e for e in listed if isinstance(e, types.Resource)],
-            next_cursor=_next_cursor(index, len(pages)),
+            next_cursor=next_cursor(index, len(pages)),
         )
 
     async def list_resource_templates(
         self, ctx: Any, params: types.PaginatedRequestParams | None
     ) -> types.ListResourceTemplatesResult:
         self._follow()
+        cursor = params.cursor if params else None
+        return await self._listed(
+            ctx, "resources/templates/list", cursor, functools.partial(self._templates, ctx)
+        )
+
+    async def _templates(self, ctx: Any, cursor: str | None) -> types.ListResourceTemplatesResult:
         pages = self._template_pages
-        index = _page_index(params.cursor if params else None, len(pages))
-        paired = [(r, r.entry) for r in pages[index]]
-        listed = await self._filter(ctx, paired)
+        index = page_index(cursor, len(pages))
+        listed = await self._filter(ctx, [(r, r.entry) for r in pages[index]])
         return types.ListResourceTemplatesResult(
             resource_templates=[e for e in listed if isinstance(e, types.ResourceTemplate)],
-            next_cursor=_next_cursor(index, len(pages)),
+            next_cursor=next_cursor(index, len(pages)),
         )
 
     def find_resource(self, uri: str) -> tuple[CompiledResource, dict[str, Any]] | None:
@@ -500,9 +590,15 @@ class Dispatcher:
                             raise forbidden("resource", resource.name)
                     arguments = self._convert(resource.converters, variables, "URI variable")
                     instance = await resource.instance(scope)
-                    outcome = await run.call(
-                        resource.handler, instance, scope, request, None, arguments
-                    )
+                    if resource.middleware:
+                        call = Call(uri, MappingProxyType(arguments), "resources/read")
+                        outcome = await self._named_chain(
+                            run, resource, call, instance, scope, request
+                        )
+                    else:
+                        outcome = await run.call(
+                            resource.handler, instance, scope, request, None, arguments
+                        )
                     return resource_contents(
                         outcome,
                         owner=resource.cls.__qualname__,
@@ -517,7 +613,9 @@ class Dispatcher:
         def failed(incident: str) -> types.ReadResourceResult | None:
             raise MCPError(types.INTERNAL_ERROR, f"Resource read failed (incident {incident})")
 
-        return await self._guarded("resource", uri, self._mode(resource, read), failed)
+        return await self._guarded(
+            "resource", uri, self._mode(resource, read), failed, resource.timeout
+        )
 
     # -- prompts ----------------------------------------------------------------------
 
@@ -525,11 +623,17 @@ class Dispatcher:
         self, ctx: Any, params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
         self._follow()
+        cursor = params.cursor if params else None
+        return await self._listed(
+            ctx, "prompts/list", cursor, functools.partial(self._prompts, ctx)
+        )
+
+    async def _prompts(self, ctx: Any, cursor: str | None) -> types.ListPromptsResult:
         pages = self._prompt_pages
-        index = _page_index(params.cursor if params else None, len(pages))
+        index = page_index(cursor, len(pages))
         paired = [(p, p.entry) for p in pages[index]]
         return types.ListPromptsResult(
-            prompts=await self._filter(ctx, paired), next_cursor=_next_cursor(index, len(pages))
+            prompts=await self._filter(ctx, paired), next_cursor=next_cursor(index, len(pages))
         )
 
     async def get_prompt(
@@ -549,7 +653,13 @@ class Dispatcher:
                 _check_prompt_arguments(prompt, given)
                 arguments = self._convert(prompt.converters, given, "prompt argument")
                 instance = await prompt.instance(scope)
-                outcome = await run.call(prompt.handler, instance, scope, request, None, arguments)
+                if prompt.middleware:
+                    call = Call(prompt.name, MappingProxyType(arguments), "prompts/get")
+                    outcome = await self._named_chain(run, prompt, call, instance, scope, request)
+                else:
+                    outcome = await run.call(
+                        prompt.handler, instance, scope, request, None, arguments
+                    )
                 return prompt_messages(
                     outcome, owner=prompt.cls.__qualname__, description=prompt.entry.description
                 )
@@ -557,7 +667,9 @@ class Dispatcher:
         def failed(incident: str) -> types.GetPromptResult:
             raise MCPError(types.INTERNAL_ERROR, f"Prompt failed (incident {incident})")
 
-        return await self._guarded("prompt", prompt.name, self._mode(prompt, get), failed)
+        return await self._guarded(
+            "prompt", prompt.name, self._mode(prompt, get), failed, prompt.timeout
+        )
 
     # -- completion ---------------------------------------------------------------------
 
@@ -578,71 +690,42 @@ class Dispatcher:
         if target is None or target.completion is None:
             return empty
         plan = target.completion
-        request = self.request(ctx) if plan.needs_request or target.needs_request else None
+        layers = self.catalog.middleware
+        needed = plan.needs_request or target.needs_request or bool(layers)
+        request = self.request(ctx) if needed else None
         context = dict(params.context.arguments or {}) if params.context else {}
-        arguments = {
-            "argument": params.argument.name,
-            "value": params.argument.value,
-            "context": context,
-        }
+        given = MappingProxyType(
+            {"argument": params.argument.name, "value": params.argument.value, "context": context}
+        )
 
         async def run() -> types.CompleteResult:
             async with self.scope(ctx, request) as scope:
                 if not all(await self.visible(target, scope, request)):
                     return empty
                 instance = await target.instance(scope)
-                picked = {name: arguments[name] for name in plan.arguments}
-                values = [str(v) for v in await plan.invoke(instance, scope, request, None, picked)]
-            return types.CompleteResult(
-                completion=types.Completion(
-                    values=values[:MAX_COMPLETIONS],
-                    total=len(values),
-                    has_more=len(values) > MAX_COMPLETIONS,
-                )
-            )
+
+                async def values_of(call: Call) -> types.CompleteResult:
+                    picked = {name: call.arguments[name] for name in plan.arguments}
+                    found = await plan.invoke(instance, scope, request, None, picked)
+                    values = [str(v) for v in found]
+                    return types.CompleteResult(
+                        completion=types.Completion(
+                            values=values[:MAX_COMPLETIONS],
+                            total=len(values),
+                            has_more=len(values) > MAX_COMPLETIONS,
+                        )
+                    )
+
+                call = Call(target.name, given, "completion/complete")
+                if not layers:
+                    return await values_of(call)
+                completed = await through(layers, call, values_of, scope, request)
+                return cast(types.CompleteResult, completed)
 
         def failed(incident: str) -> types.CompleteResult:
             raise MCPError(types.INTERNAL_ERROR, f"Completion failed (incident {incident})")
 
-        return await self._guarded("completion", target.name, run, failed)
-
-
-def _visible_all(
-    components: Sequence[CompiledComponent], scope: Any, request: McpRequest | None
-) -> list[bool]:
-    """Whether each component is listed: its ``sync_hooks`` run here, in order.
-
-    Runs in one worker thread for a whole page (``Dispatcher._filter``): each
-    component is built, and its hooks get their services, exactly as
-    ``Dispatcher.visible`` does on the loop; the first hook that raises ends
-    the batch. A cancelled listing stops between components, as it would
-    between thread hops.
-    """
-    verdicts: list[bool] = []
-    for component in components:
-        anyio.from_thread.check_cancelled()
-        verdicts.append(all(verdict(component, scope, request)))
-    return verdicts
-
-
-def _missing_elicitation() -> MCPError:
-    data = types.MissingRequiredClientCapabilityErrorData(
-        required_capabilities=types.ClientCapabilities(elicitation=types.ElicitationCapability())
-    )
-    return MCPError(
-        types.MISSING_REQUIRED_CLIENT_CAPABILITY,
-        "This tool needs input and the client did not declare the elicitation capability",
-        data.model_dump(by_alias=True, mode="json", exclude_none=True),
-    )
-
-
-def _no_back_channel() -> MCPError:
-    return MCPError(
-        types.INVALID_REQUEST,
-        "This tool needs input, and on 2025-11-25 this transport cannot send the server's "
-        "elicitation request (stateless or JSON-response HTTP); serve it statefully with SSE "
-        "responses, or call it with 2026-07-28",
-    )
+        return await self._guarded("completion", target.name, run, failed, target.timeout)
 
 
 def _check_prompt_arguments(prompt: CompiledPrompt, given: Mapping[str, Any]) -> None:
@@ -655,11 +738,3 @@ def _check_prompt_arguments(prompt: CompiledPrompt, given: Mapping[str, Any]) ->
         raise MCPError(
             types.INVALID_PARAMS, f"Missing required prompt argument(s): {', '.join(missing)}"
         )
-
-
-def _input_required(asking: McpResponse) -> types.InputRequiredResult:
-    requests: dict[str, types.InputRequest] = {
-        key: types.ElicitRequest(method="elicitation/create", params=form)
-        for key, form in (asking.input_requests or {}).items()
-    }
-    return types.InputRequiredResult(input_requests=requests, request_state=envelope(asking))

@@ -91,6 +91,13 @@ class HandlerPlan:
         method = self.function if self.function is not None else getattr(instance, self.method)
         return await call_off_loop(method, self.is_async, kwargs)
 
+    async def injected(self, scope: Any, request: McpRequest | None) -> dict[str, Any]:
+        """Only the injected arguments (services, the requests): what middleware is given."""
+        kwargs = self._sync_arguments(scope, request, None, None)
+        for name, abuild in self.async_services:
+            kwargs[name] = await abuild(scope)
+        return kwargs
+
     def call_sync(
         self,
         instance: Any,

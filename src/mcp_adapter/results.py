@@ -234,6 +234,13 @@ def execution_failed(incident: str) -> types.CallToolResult:
     return error_result(f"Tool execution failed (incident {incident})", {"incident": incident})
 
 
+def timed_out(seconds: float, incident: str) -> types.CallToolResult:
+    """A tool call cancelled at its ``timeout``."""
+    return error_result(
+        f"Tool timed out after {seconds:g} s (incident {incident})", {"incident": incident}
+    )
+
+
 def input_timed_out(seconds: float) -> types.CallToolResult:
     return error_result(f"The client did not answer the request for input within {seconds:g} s")
 

@@ -21,7 +21,7 @@ def test_list_table(in_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list", *DEMO]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "Demo 0.1.0"
-    assert lines[2].split() == ["TOOL", "TITLE", "ANNOTATIONS"]
+    assert lines[2].split() == ["TOOL", "TITLE", "ANNOTATIONS", "TOOLSET"]
     greet = next(line for line in lines if line.startswith("greet "))
     assert "Greet a user" in greet
     assert "read-only, non-destructive, idempotent, closed-world" in greet

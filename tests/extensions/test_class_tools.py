@@ -34,8 +34,7 @@ from mcp_adapter import (
 )
 from mcp_adapter.catalog import Catalog
 from mcp_adapter.compiler import compile_server
-from mcp_adapter.extensions import Next, ToolCall, ToolExtension, tool_middleware
-from mcp_adapter.extensions.runner import Extended
+from mcp_adapter.extensions import Next, Call, ToolExtension, tool_middleware
 from mcp_adapter.testing import McpTestClient
 from schemas import Schema
 from tests.components.support import ERAS, SDK_MODES, sdk_client, signed_in
@@ -199,7 +198,7 @@ class Audit(McpExtension):
 
     @tool_middleware("launch", meta={"audit": True})
     async def audit(
-        self, call: ToolCall, call_next: Next, session: Session, request: McpRequest
+        self, call: Call, call_next: Next, session: Session, request: McpRequest
     ) -> Any:
         session.journal.events.append(f"audit {session.number}")
         self.seen.append((call.tool, dict(call.arguments), session.number, request.method))
@@ -275,13 +274,13 @@ async def test_middleware_runs_first_registered_outermost_and_changed_arguments_
     journal = Journal()
     order: list[str] = []
 
-    async def outer(call: ToolCall, call_next: Next, session: Session) -> Any:
+    async def outer(call: Call, call_next: Next, session: Session) -> Any:
         order.append(f"outer {session.number} {dict(call.arguments)}")
         # "4" is validated into the payload model's int, as a client's "4" would not be:
         # middleware is trusted code, its values are checked like a Python caller's
         return await call_next(call.with_arguments(variant="gpu", cpus="4"))
 
-    async def inner(call: ToolCall, call_next: Next) -> Any:
+    async def inner(call: Call, call_next: Next) -> Any:
         order.append(f"inner {dict(call.arguments)}")
         response = await call_next(call)
         order.append("inner after")
@@ -310,10 +309,10 @@ async def test_middleware_runs_first_registered_outermost_and_changed_arguments_
 
 
 async def test_invalid_or_unknown_changed_arguments_fail_the_call_safely() -> None:
-    async def bad_value(call: ToolCall, call_next: Next) -> Any:
+    async def bad_value(call: Call, call_next: Next) -> Any:
         return await call_next(call.with_arguments(cpus="many"))
 
-    async def unknown_name(call: ToolCall, call_next: Next) -> Any:
+    async def unknown_name(call: Call, call_next: Next) -> Any:
         return await call_next(call.with_arguments(gpu=True))
 
     reached: list[str] = []
@@ -341,7 +340,7 @@ async def test_invalid_or_unknown_changed_arguments_fail_the_call_safely() -> No
 async def test_a_sync_handle_and_a_handle_without_a_payload() -> None:
     seen: list[dict[str, Any]] = []
 
-    async def watch(call: ToolCall, call_next: Next) -> Any:
+    async def watch(call: Call, call_next: Next) -> Any:
         seen.append(dict(call.arguments))
         return await call_next(call.with_arguments(variant="gpu") if call.arguments else call)
 
@@ -363,7 +362,7 @@ async def test_a_sync_handle_and_a_handle_without_a_payload() -> None:
 async def test_middleware_around_a_class_tool_and_a_contributed_one() -> None:
     calls: list[str] = []
 
-    async def log(call: ToolCall, call_next: Next) -> Any:
+    async def log(call: Call, call_next: Next) -> Any:
         calls.append(call.tool)
         return await call_next(call)
 
@@ -401,7 +400,7 @@ class GuardedServer(Server):
 async def test_the_class_tools_own_hooks_still_decide_who_sees_it(era: str) -> None:
     ran: list[str] = []
 
-    async def log(call: ToolCall, call_next: Next) -> Any:
+    async def log(call: Call, call_next: Next) -> Any:
         ran.append(call.tool)
         return await call_next(call)
 
@@ -464,13 +463,13 @@ class Repository:
 
 
 def test_bad_middleware_of_a_class_tool_is_reported_with_its_path() -> None:
-    async def wants_a_repository(call: ToolCall, call_next: Next, repo: Repository) -> Any:
+    async def wants_a_repository(call: Call, call_next: Next, repo: Repository) -> Any:
         return await call_next(call)
 
-    def not_async(call: ToolCall, call_next: Next) -> Any:
+    def not_async(call: Call, call_next: Next) -> Any:
         return None
 
-    async def no_call_next(call: ToolCall) -> Any:
+    async def no_call_next(call: Call) -> Any:
         return None
 
     message = compile_problems(
@@ -493,7 +492,7 @@ async def test_class_tools_nobody_extends_are_served_as_compiled() -> None:
     container = journal_container(Journal())
     plain = compile_server(Demo, container)
 
-    async def log(call: ToolCall, call_next: Next) -> Any:
+    async def log(call: Call, call_next: Next) -> Any:
         return await call_next(call)
 
     extended = Platform(
@@ -508,8 +507,10 @@ async def test_class_tools_nobody_extends_are_served_as_compiled() -> None:
             assert tool.handler.slots == alone.handler.slots
             assert tool.handler.is_async is alone.handler.is_async
             assert type(await tool.instance(scope)) is tool.cls
+            assert tool.middleware == ()
         launch = extended.tools["launch"]
-        assert isinstance(await launch.instance(scope), Extended)
+        assert type(await launch.instance(scope)) is launch.cls  # the component itself
+        assert [layer.function for layer in launch.middleware] == [log]
     assert launch.modern == plain.tools["launch"].modern  # middleware alone changes no entry
 
 
@@ -575,7 +576,7 @@ class Kinds(Server):
 async def test_every_kind_of_payload_is_seen_by_field_and_revalidated(name: str) -> None:
     seen: list[dict[str, Any]] = []
 
-    async def double(call: ToolCall, call_next: Next) -> Any:
+    async def double(call: Call, call_next: Next) -> Any:
         seen.append(dict(call.arguments))
         return await call_next(call.with_arguments(cpus=str(call.arguments["cpus"] * 2)))
 

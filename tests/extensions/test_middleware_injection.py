@@ -26,7 +26,7 @@ from mcp_adapter import (
     tool,
 )
 from mcp_adapter.catalog import Catalog
-from mcp_adapter.extensions import Next, ToolCall, ToolExtension, tool_middleware
+from mcp_adapter.extensions import Next, Call, ToolExtension, tool_middleware
 from mcp_adapter.testing import McpTestClient
 from tests.components.support import ERAS, SDK_MODES, sdk_client
 from tests.extensions.journal import Journal, Session, journal_container
@@ -79,7 +79,7 @@ class Audit(McpExtension):
     @tool_middleware("launch_sandbox")
     async def audit(
         self,
-        call: ToolCall,
+        call: Call,
         call_next: Next,
         session: Session,
         request: McpRequest,
@@ -183,15 +183,15 @@ class Stack(McpExtension):
 async def test_each_layer_gets_its_own_parameters_outermost_first() -> None:
     journal = Journal()
 
-    async def outer(call: ToolCall, call_next: Next, session: Session) -> Any:
+    async def outer(call: Call, call_next: Next, session: Session) -> Any:
         session.journal.events.append(f"outer {session.number}")
         return await call_next(call.with_arguments(variant="gpu"))
 
-    async def middle(call: ToolCall, call_next: Next) -> Any:  # nothing injected
+    async def middle(call: Call, call_next: Next) -> Any:  # nothing injected
         journal.events.append("middle")
         return await call_next(call)
 
-    async def inner(call: ToolCall, call_next: Next, journal: Journal, session: Session) -> Any:
+    async def inner(call: Call, call_next: Next, journal: Journal, session: Session) -> Any:
         journal.events.append(f"inner {session.number} sees {call.arguments['variant']}")
         return await call_next(call)
 
@@ -221,7 +221,7 @@ async def test_an_async_handler_and_a_handler_parameter_named_like_a_middlewares
             quota.left -= amount
             return {"left": quota.left}
 
-    async def check(call: ToolCall, call_next: Next, quota: Quota) -> Any:
+    async def check(call: Call, call_next: Next, quota: Quota) -> Any:
         if call.arguments["amount"] > quota.left:
             return McpResponse.error("Over quota.")
         value = await call_next(call)
@@ -243,7 +243,7 @@ class Admin(McpExtension):
 
 
 async def test_the_http_request_is_injected_into_middleware_over_http() -> None:
-    async def agent(call: ToolCall, call_next: Next, http: Request) -> Any:
+    async def agent(call: Call, call_next: Next, http: Request) -> Any:
         return {**(await call_next(call)), "agent": http.headers.get("x-agent", "")}
 
     platform = Platform([Admin(), Stack("agents", ToolExtension("whoami", middleware=agent))])
@@ -280,13 +280,13 @@ def problems_of(*middleware: Any) -> str:
 
 
 def test_middleware_parameters_without_a_source_are_reported_at_once_with_their_path() -> None:
-    async def wants_an_argument(call: ToolCall, call_next: Next, sandbox_name: str) -> Any:
+    async def wants_an_argument(call: Call, call_next: Next, sandbox_name: str) -> Any:
         return await call_next(call)
 
-    async def wants_a_repository(call: ToolCall, call_next: Next, repo: Repository) -> Any:
+    async def wants_a_repository(call: Call, call_next: Next, repo: Repository) -> Any:
         return await call_next(call)
 
-    async def unannotated(call: ToolCall, call_next: Next, extra) -> Any:  # type: ignore[no-untyped-def]
+    async def unannotated(call: Call, call_next: Next, extra) -> Any:  # type: ignore[no-untyped-def]
         return await call_next(call)
 
     message = problems_of(wants_an_argument, wants_a_repository, unannotated)
@@ -302,16 +302,16 @@ def test_middleware_parameters_without_a_source_are_reported_at_once_with_their_
 
 
 def test_middleware_signatures_that_cannot_be_called_are_reported() -> None:
-    async def no_call_next(call: ToolCall) -> Any:
+    async def no_call_next(call: Call) -> Any:
         return None
 
-    async def keyword_only(*, call: ToolCall, call_next: Next) -> Any:
+    async def keyword_only(*, call: Call, call_next: Next) -> Any:
         return None
 
-    async def positional_only(call: ToolCall, call_next: Next, session: Session, /) -> Any:
+    async def positional_only(call: Call, call_next: Next, session: Session, /) -> Any:
         return None
 
-    async def variadic(call: ToolCall, call_next: Next, **services: Any) -> Any:
+    async def variadic(call: Call, call_next: Next, **services: Any) -> Any:
         return None
 
     message = problems_of(no_call_next, keyword_only, positional_only, variadic)
@@ -323,7 +323,7 @@ def test_middleware_signatures_that_cannot_be_called_are_reported() -> None:
 
 
 def test_a_sync_middleware_and_a_non_callable_are_reported() -> None:
-    def sync(call: ToolCall, call_next: Next, session: Session) -> Any:
+    def sync(call: Call, call_next: Next, session: Session) -> Any:
         return None
 
     message = problems_of(sync, "not a function")
@@ -346,7 +346,7 @@ async def test_an_async_generator_service_is_closed_after_the_call() -> None:
             seen.append(lease)
             return "used"
 
-    async def hold(call: ToolCall, call_next: Next, lease: Lease) -> Any:
+    async def hold(call: Call, call_next: Next, lease: Lease) -> Any:
         seen.append(lease)
         return await call_next(call)
 

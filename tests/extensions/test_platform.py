@@ -28,7 +28,7 @@ from mcp_adapter.extensions import (
     TOOL_EXTENSIONS,
     ExtensionLoadError,
     Next,
-    ToolCall,
+    Call,
     ToolExtension,
     tool_middleware,
 )
@@ -168,7 +168,7 @@ async def test_middleware_wraps_the_handler_first_registered_outermost() -> None
     calls: list[str] = []
 
     def layer(label: str) -> Any:
-        async def middleware(call: ToolCall, call_next: Next) -> Any:
+        async def middleware(call: Call, call_next: Next) -> Any:
             calls.append(f"{label} before {dict(call.arguments)}")
             result = await call_next(
                 call.with_arguments(variant=f"{call.arguments['variant']}+{label}")
@@ -202,7 +202,7 @@ async def test_middleware_wraps_the_handler_first_registered_outermost() -> None
 
 
 async def test_middleware_can_answer_without_calling_the_handler() -> None:
-    async def closed(call: ToolCall, call_next: Next) -> Any:
+    async def closed(call: Call, call_next: Next) -> Any:
         return McpResponse.error(f"{call.tool} is closed for maintenance")
 
     catalog = Platform(
@@ -216,7 +216,7 @@ async def test_middleware_can_answer_without_calling_the_handler() -> None:
 
 
 async def test_middleware_sees_validated_arguments_and_failures_stay_safe() -> None:
-    async def broken(call: ToolCall, call_next: Next) -> Any:
+    async def broken(call: Call, call_next: Next) -> Any:
         raise RuntimeError("middleware secret")
 
     catalog = Platform(
@@ -242,7 +242,7 @@ async def test_middleware_around_a_sync_handler_with_injected_services() -> None
 
     class Loud(McpExtension):
         @tool_middleware("stamp", title="Stamp (loud)")
-        async def shout(self, call: ToolCall, call_next: Next) -> Any:
+        async def shout(self, call: Call, call_next: Next) -> Any:
             return str(await call_next(call)).upper()
 
     catalog = Platform([Timed(), Loud()]).compile(Container())
@@ -288,7 +288,7 @@ async def test_a_replacement_swaps_the_tool_and_keeps_its_toolset() -> None:
         """Launch a sandbox in a region."""
         return {"sandbox": sandbox_name, "region": region}
 
-    async def tag(call: ToolCall, call_next: Next) -> Any:
+    async def tag(call: Call, call_next: Next) -> Any:
         return {**(await call_next(call)), "tagged": True}
 
     replacement = ToolSpec(name="launch_sandbox", handler=launch_sandbox)
@@ -368,7 +368,7 @@ def test_conflicting_amendments_are_reported_and_equal_ones_are_not() -> None:
 
 
 def test_everything_wrong_is_reported_at_once() -> None:
-    def sync_middleware(call: ToolCall, call_next: Next) -> Any:
+    def sync_middleware(call: Call, call_next: Next) -> Any:
         return None
 
     class Twice(McpExtension):

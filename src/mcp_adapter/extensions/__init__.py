@@ -11,12 +11,14 @@ from mcp_adapter.extensions.manifest import PluginManifest
 from mcp_adapter.extensions.platform import ENTRY_POINT_GROUP, ExtensionLoadError, Platform
 from mcp_adapter.extensions.points import TOOL_EXTENSIONS, TOOLS, Contribution
 from mcp_adapter.extensions.put_on_server import put_on_server
-from mcp_adapter.extensions.spec import Middleware, Next, ToolCall, ToolExtension, ToolSpec
+from mcp_adapter.extensions.spec import ToolExtension, ToolSpec
+from mcp_adapter.middleware import Call, Middleware, Next
 
 __all__ = [
     "ENTRY_POINT_GROUP",
     "TOOLS",
     "TOOL_EXTENSIONS",
+    "Call",
     "Contribution",
     "ExtensionLoadError",
     "McpExtension",
@@ -24,7 +26,6 @@ __all__ = [
     "Next",
     "Platform",
     "PluginManifest",
-    "ToolCall",
     "ToolExtension",
     "ToolSpec",
     "put_on_server",

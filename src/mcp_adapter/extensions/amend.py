@@ -2,7 +2,8 @@
 
 Contributed tools are amended in place (their ``ToolSpec`` changes); class tools
 of a ``Server`` declaration have no spec, so what extends them is returned as an
-``Amendment`` that ``compile.extend_class_tool`` applies to the compiled tool.
+``Amendment`` that ``extend_compiled`` applies to the compiled tool: the same
+listing changes, and the same middleware layers outside the tool's own.
 """
 
 from __future__ import annotations
@@ -12,11 +13,14 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from container import Problem
+from container import Container, Problem
+from mcp_adapter.annotations import to_protocol_annotations
+from mcp_adapter.catalog import CompiledTool
 from mcp_adapter.errors import problem
 from mcp_adapter.extensions.manifest import PluginManifest
 from mcp_adapter.extensions.points import Contribution
-from mcp_adapter.extensions.spec import Middleware, ToolExtension, ToolSpec
+from mcp_adapter.extensions.spec import ToolExtension, ToolSpec
+from mcp_adapter.middleware import Middleware, plan_layers
 
 
 @dataclass(slots=True)
@@ -228,4 +232,27 @@ def _unknown(
         f"{_who(group)} extends tool {name!r}, which no extension contributed and the Server "
         "declaration does not declare",
         hint,
+    )
+
+
+def extend_compiled(
+    tool: CompiledTool, amendment: Amendment, container: Container, problems: list[Problem]
+) -> CompiledTool | None:
+    """A compiled class tool as extensions extend it by name: ``description``, ``title``,
+    ``annotations`` replace its own, ``meta`` is merged, and the middleware runs outside
+    the tool's own layers, as for a contributed tool."""
+    before = len(problems)
+    layers = plan_layers(amendment.middleware, f"tool {tool.name!r}", container, problems)
+    update = dict(amendment.changes)
+    if "annotations" in update:
+        update["annotations"] = to_protocol_annotations(update["annotations"])
+    if "meta" in update:
+        update["meta"] = {**(tool.modern.meta or {}), **update["meta"]}
+    if len(problems) > before:
+        return None
+    return dataclasses.replace(
+        tool,
+        modern=tool.modern.model_copy(update=update),
+        legacy=tool.legacy.model_copy(update=update),
+        middleware=(*layers, *tool.middleware),
     )

@@ -29,6 +29,8 @@ class ToolMark:
     icons: Sequence[types.Icon] | None = None
     should_register: Callable[..., Any] | None = None
     authorize: Callable[..., Any] | None = None
+    middleware: Sequence[Any] = ()
+    timeout: float | None = None
 
     def spec(
         self,
@@ -49,6 +51,8 @@ class ToolMark:
             icons=self.icons,
             should_register=None if self.should_register is None else bind(self.should_register),
             authorize=None if self.authorize is None else bind(self.authorize),
+            middleware=tuple(bind(layer) for layer in self.middleware),
+            timeout=self.timeout,
         )
 
 
@@ -95,6 +99,8 @@ def tool(
     icons: Sequence[types.Icon] | None = None,
     should_register: Callable[..., Any] | None = None,
     authorize: Callable[..., Any] | None = None,
+    middleware: Sequence[Callable[..., Any]] = (),
+    timeout: float | None = None,
 ) -> Callable[[F], F]: ...
 
 
@@ -109,11 +115,16 @@ def tool(
     icons: Sequence[types.Icon] | None = None,
     should_register: Callable[..., Any] | None = None,
     authorize: Callable[..., Any] | None = None,
+    middleware: Sequence[Callable[..., Any]] = (),
+    timeout: float | None = None,
 ) -> Any:
     """Mark a method of an ``McpExtension`` as a tool; ``McpExtension.tools()`` collects it.
 
     The name defaults to the function's name, the description to its docstring.
     The function itself is returned unchanged and stays callable without a server.
+
+    ``middleware`` are the tool's own layers around it and ``timeout`` its limit in
+    seconds (``ToolSpec``'s fields); a method of the extension may be named as for a hook.
 
     ``should_register`` and ``authorize`` are the tool's visibility hooks
     (``ToolSpec``'s fields of the same names). A method of the extension is
@@ -140,6 +151,8 @@ def tool(
         icons=icons,
         should_register=should_register,
         authorize=authorize,
+        middleware=tuple(middleware),
+        timeout=timeout,
     )
 
     def decorate(function: F) -> F:
@@ -156,7 +169,7 @@ def tool_middleware(
     annotations: Annotations | None = None,
     meta: Mapping[str, Any] | None = None,
 ) -> Callable[[F], F]:
-    """Mark ``async def m(self, call: ToolCall, call_next: Next, ...)`` as middleware around
+    """Mark ``async def m(self, call: Call, call_next: Next, ...)`` as middleware around
     the tool contributed under ``name`` (or the class tool of the ``Server``
     declaration named so); the other options amend that tool's listing.
 

@@ -9,15 +9,16 @@ from typing import Any, Final, Literal, overload
 
 from container import Container, Problem
 from mcp_adapter.catalog import Catalog, CompiledTool
-from mcp_adapter.compiler import compile_server, declared_name
+from mcp_adapter.compile_parts import declared_name, owner_of
+from mcp_adapter.compiler import compile_server
 from mcp_adapter.components import Server
 from mcp_adapter.errors import CompileError, problem
 from mcp_adapter.extensions import amend
-from mcp_adapter.extensions.compile import compile_spec, extend_class_tool, owner_of
 from mcp_adapter.extensions.extension import McpExtension
 from mcp_adapter.extensions.points import POINTS, TOOL_EXTENSIONS, TOOLS, Contribution
 from mcp_adapter.extensions.spec import ToolExtension, ToolSpec
 from mcp_adapter.naming import valid_name
+from mcp_adapter.tool_compiler import compile_function_tool
 
 ENTRY_POINT_GROUP: Final = "mcp_adapter.extensions"
 """The entry-point group installed distributions list their extensions under."""
@@ -138,7 +139,7 @@ class Platform:
                         "toolset names match [A-Za-z0-9_.-]{1,128}",
                     )
                 )
-            tool = compile_spec(
+            tool = compile_function_tool(
                 entry.spec,
                 container,
                 problems,
@@ -153,7 +154,7 @@ class Platform:
             amendment = amendments.get(tool.name)
             if amendment is None:  # nobody extends it: served as compiled
                 return tool
-            return extend_class_tool(tool, amendment, container, found)
+            return amend.extend_compiled(tool, amendment, container, found)
 
         try:
             catalog = compile_server(

@@ -41,9 +41,9 @@ from mcp_adapter.components import Server
 from mcp_adapter.context import is_modern
 from mcp_adapter.dispatcher import Dispatcher
 from mcp_adapter.errors import CompileError, problem, unknown
-from mcp_adapter.extensions.compile import compile_spec
 from mcp_adapter.extensions.spec import ToolSpec
 from mcp_adapter.results import LEGACY_WRAP_KEY
+from mcp_adapter.tool_compiler import compile_function_tool
 
 _PUT: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
 """Names ``put_on_server`` placed on each low-level server (to refuse duplicates)."""
@@ -65,7 +65,8 @@ def put_on_server(
     compiled = [
         tool
         for spec in specs
-        if (tool := compile_spec(spec, container, problems, toolset=spec.toolset)) is not None
+        if (tool := compile_function_tool(spec, container, problems, toolset=spec.toolset))
+        is not None
     ]
     taken = _served_names(server)
     for tool in compiled:

@@ -1,17 +1,16 @@
 """What an extension contributes: ``ToolSpec`` (a tool) and ``ToolExtension`` (an
-extension of a tool contributed under the same name), plus the middleware types."""
+extension of a tool contributed under the same name)."""
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from types import MappingProxyType
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from mcp import types
 
 from mcp_adapter.annotations import ToolAnnotations
+from mcp_adapter.middleware import Middleware
 
 Annotations = ToolAnnotations | types.ToolAnnotations
 """Either spelling of tool annotations; the protocol model is what goes on the wire."""
@@ -52,37 +51,10 @@ class ToolSpec:
     icons: Sequence[types.Icon] | None = None
     should_register: Callable[..., Any] | None = None
     authorize: Callable[..., Any] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    """A call as middleware sees it: the tool's name and its validated arguments.
-
-    ``arguments`` holds the payload fields by parameter name (injected services
-    are not in it); for a class tool, the fields of its validated payload model.
-    ``with_arguments`` returns a copy with some replaced; a class tool's
-    ``handle`` then gets them validated into its payload model again (a value
-    the model refuses fails the call).
-    """
-
-    tool: str
-    arguments: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-
-    def with_arguments(self, **changes: Any) -> ToolCall:
-        return dataclasses.replace(self, arguments=MappingProxyType({**self.arguments, **changes}))
-
-
-Next = Callable[[ToolCall], Awaitable[Any]]
-"""Calls the rest of the chain (and finally the handler); returns the handler's value."""
-
-Middleware = Callable[..., Awaitable[Any]]
-"""``async (call, call_next, ...) -> value``: runs around a tool's handler.
-
-``call`` (a ``ToolCall``) and ``call_next`` (a ``Next``) come first; the
-parameters after them are injected like a handler's (services from the call's
-scope, ``McpRequest``, the HTTP ``Request``, defaults), planned when the server
-is compiled, and never tool arguments.
-"""
+    middleware: Sequence[Middleware] = ()
+    """Its own layers around the handler (inside the server's and extensions')."""
+    timeout: float | None = None
+    """Seconds a call may take before it is cancelled; ``None``: the server's."""
 
 
 @dataclass(frozen=True, slots=True)

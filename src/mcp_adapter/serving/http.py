@@ -440,7 +440,7 @@ def http_app(
     server = build_sdk_server(
         catalog, container, transport="http", request_state_security=request_state_security
     )
-    if catalog.toolsets:
+    if len(catalog.toolsets) > 1:  # one toolset: every selection the gate lets in is all
         ToolsetRouter(catalog, container).install(server)
     if configure is not None:
         configure(server)

@@ -1,0 +1,157 @@
+"""What compiling any component needs, whatever declared it: its name, description,
+constructor, visibility hooks, contracts and middleware.
+
+A component declared by a class (``Tool``, ``Resource``, ``Prompt``) has its hooks
+and constructor on the class; one declared by a function (``@tool``, ``ToolSpec``)
+has callables instead. Both are planned by ``handlers`` into the same ``Hooks``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from container import Container, Problem
+from mcp_adapter import scope_context
+from mcp_adapter.catalog import Hooks
+from mcp_adapter.errors import problem
+from mcp_adapter.handlers import HandlerPlan, plan_function, plan_handler
+from mcp_adapter.middleware import Layer, is_async_callable, plan_layers
+from mcp_adapter.naming import default_name, valid_name
+from schemas import Contract, ContractError
+
+SHOULD_REGISTER = "shouldRegister"
+AUTHORIZE = "authorize"
+FUNCTION_HOOKS = ("should_register", "authorize")
+"""The ``ToolSpec`` fields holding visibility hooks, in the order they are asked."""
+
+
+def description_of(cls: type, explicit: str | None) -> str | None:
+    if explicit:
+        return explicit
+    doc = cls.__dict__.get("__doc__")
+    return inspect.cleandoc(doc) if doc else None
+
+
+def declared_name(cls: type, suffix: str) -> Any:
+    """The name a component class declares (``name`` in its own body), else its default."""
+    explicit = cls.__dict__.get("name")
+    return explicit if explicit is not None else default_name(cls.__name__, suffix)
+
+
+def checked_name(name: Any, where: str, problems: list[Problem], what: str = "name") -> str:
+    if not isinstance(name, str) or not valid_name(name):
+        problems.append(
+            problem((where,), f"invalid {what} {name!r}", f"{what}s match [A-Za-z0-9_.-]{{1,128}}")
+        )
+    return str(name)
+
+
+def name_of(cls: type, suffix: str, problems: list[Problem]) -> str:
+    return checked_name(declared_name(cls, suffix), cls.__qualname__, problems)
+
+
+def builder(cls: type, container: Container, problems: list[Problem]) -> tuple[Any, bool]:
+    """``(build, is_async)`` of a component class's instance in a scope."""
+    scope_context.declare(container)
+    node = container.node(cls)
+    if not node.ok:
+        problems.extend(node.problems)
+        return None, False
+    missing = scope_context.unprovided(node.contexts, (cls.__qualname__,))
+    if missing:
+        problems.extend(missing)
+        return None, False
+    if node.is_async:
+        return container.async_builder(cls), True
+    return container.builder(cls), False
+
+
+def class_hooks(cls: type, container: Container, problems: list[Problem]) -> Hooks:
+    """A component class's ``shouldRegister`` and ``authorize`` methods, planned."""
+    plans: dict[str, HandlerPlan | None] = {}
+    for hook in (SHOULD_REGISTER, AUTHORIZE):
+        plan, found = plan_handler(cls, hook, container, optional=True)
+        problems.extend(found)
+        plans[hook] = plan
+    return Hooks(should_register=plans[SHOULD_REGISTER], authorize=plans[AUTHORIZE])
+
+
+def qualname(target: Any) -> str:
+    """How a problem names a callable: its qualified name, else its type's."""
+    return str(getattr(target, "__qualname__", None) or type(target).__qualname__)
+
+
+def function_hooks(
+    declared: Any, name: str, container: Container, problems: list[Problem]
+) -> Hooks:
+    """The ``should_register``/``authorize`` callables of a function tool, planned as a
+    class's hook methods are; a problem's path starts with the hook and the tool."""
+    plans: dict[str, HandlerPlan | None] = dict.fromkeys(FUNCTION_HOOKS)
+    for which in FUNCTION_HOOKS:
+        hook: Any = getattr(declared, which)
+        if hook is None:
+            continue
+        where = f"{which} of tool {name!r}"
+        if not callable(hook):
+            problems.append(
+                problem(
+                    (where,),
+                    f"the {which} hook {hook!r} of tool {name!r} is not callable",
+                    "pass a function or method returning a bool",
+                )
+            )
+            continue
+        plan, found = plan_function(hook, container, label=qualname(hook))
+        problems.extend(dataclasses.replace(each, path=(where, *each.path)) for each in found)
+        if plan is not None:
+            plans[which] = dataclasses.replace(plan, is_async=is_async_callable(hook))
+    return Hooks(should_register=plans["should_register"], authorize=plans["authorize"])
+
+
+def contract(tp: Any, where: str, what: str, problems: list[Problem]) -> Contract[Any] | None:
+    try:
+        return Contract.of(tp)
+    except (ContractError, TypeError) as exc:
+        problems.append(problem((where,), f"the {what} contract is not valid: {exc}"))
+        return None
+
+
+def own_layers(
+    declared: Any, kind: str, name: str, container: Container, problems: list[Problem]
+) -> tuple[Layer, ...]:
+    """The component's own ``middleware`` (a class attribute or a spec field), compiled."""
+    middleware: Sequence[Any] = tuple(getattr(declared, "middleware", None) or ())
+    return plan_layers(middleware, f"{kind} {name!r}", container, problems)
+
+
+def timeout_of(declared: Any, where: str, problems: list[Problem]) -> float | None:
+    """The component's own ``timeout`` in seconds (``None``: the server's)."""
+    value: object = getattr(declared, "timeout", None)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        problems.append(
+            problem((where,), f"timeout must be a positive number of seconds, not {value!r}")
+        )
+        return None
+    return float(value)
+
+
+class FunctionTool:
+    """Stands for the class of a function tool whose handler belongs to none."""
+
+
+def owner_of(handler: Callable[..., Any]) -> type:
+    """The class a handler belongs to (a bound method's), else a named stand-in."""
+    bound = getattr(handler, "__self__", None)
+    if bound is not None:
+        return bound if isinstance(bound, type) else type(bound)
+    name = str(getattr(handler, "__qualname__", type(handler).__qualname__))
+    return type(
+        name,
+        (FunctionTool,),
+        {"__module__": getattr(handler, "__module__", __name__), "__qualname__": name},
+    )

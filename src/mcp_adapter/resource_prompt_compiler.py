@@ -1,0 +1,201 @@
+"""Resources and prompts compiled: their handler plans, typed named arguments, completion,
+hooks and middleware (the parts every component shares come from ``compile_parts``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mcp import types
+from mcp.server.mcpserver import ResourceSecurity
+from mcp.shared.uri_template import InvalidUriTemplate, UriTemplate
+
+from container import Container, Problem
+from container.introspect import EMPTY
+from mcp_adapter.catalog import CompiledPrompt, CompiledResource
+from mcp_adapter.compile_parts import (
+    builder,
+    class_hooks,
+    description_of,
+    name_of,
+    own_layers,
+    timeout_of,
+)
+from mcp_adapter.components import Prompt, Resource
+from mcp_adapter.errors import problem
+from mcp_adapter.handlers import HandlerPlan, Source, plan_handler
+from mcp_adapter.uri_overlap import non_empty_variables
+from schemas import Contract
+
+COMPLETE = "complete"
+COMPLETION_ARGUMENTS = ("argument", "value", "context")
+
+
+def _converters(plan: HandlerPlan) -> dict[str, Contract[Any]]:
+    """Contracts for named arguments annotated with something other than ``str``."""
+    return {
+        slot.name: Contract.of(slot.key)
+        for slot in plan.slots
+        if slot.source is Source.ARGUMENT and slot.key not in (EMPTY, str)
+    }
+
+
+def _completion(cls: type, container: Container, problems: list[Problem]) -> HandlerPlan | None:
+    plan, found = plan_handler(
+        cls, COMPLETE, container, argument_names=COMPLETION_ARGUMENTS, optional=True
+    )
+    problems.extend(found)
+    return plan
+
+
+def _template(cls: type[Resource], problems: list[Problem]) -> UriTemplate | None:
+    where = (cls.__qualname__,)
+    if (cls.uri is None) == (cls.uri_template is None):
+        problems.append(problem(where, "a resource declares exactly one of uri or uri_template"))
+        return None
+    if cls.uri_template is None:
+        return None
+    try:
+        return UriTemplate.parse(cls.uri_template)
+    except InvalidUriTemplate as exc:
+        problems.append(problem(where, f"invalid uri_template: {exc}"))
+        return None
+
+
+def _security(cls: type[Resource], variables: Sequence[str], problems: list[Problem]) -> None:
+    where = (f"{cls.__qualname__}.security",)
+    policy: object = cls.security  # declared, but a class body may say anything
+    if not isinstance(policy, ResourceSecurity):
+        problems.append(
+            problem(
+                where,
+                f"security must be a ResourceSecurity, not {type(policy).__name__}",
+                "use mcp.server.mcpserver.ResourceSecurity(exempt_params={...})",
+            )
+        )
+        return
+    unknown = sorted(set(policy.exempt_params) - set(variables))
+    if unknown:
+        problems.append(
+            problem(
+                where,
+                f"exempt_params names no URI variable of this resource: {', '.join(unknown)}",
+                f"URI variables: {', '.join(variables) or 'none'}",
+            )
+        )
+
+
+def compile_resource(
+    cls: type[Resource], container: Container, problems: list[Problem]
+) -> CompiledResource | None:
+    """Compile one resource class, appending what is wrong to ``problems``."""
+    before = len(problems)
+    name = name_of(cls, "Resource", problems)
+    template = _template(cls, problems)
+    variables = template.variable_names if template is not None else []
+    _security(cls, variables, problems)
+    handler, found = plan_handler(cls, "handle", container, argument_names=variables)
+    problems.extend(found)
+    hooks = class_hooks(cls, container, problems)
+    completion = _completion(cls, container, problems)
+    layers = own_layers(cls, "resource", name, container, problems)
+    timeout = timeout_of(cls, f"{cls.__qualname__}.timeout", problems)
+    build, build_is_async = builder(cls, container, problems)
+    if len(problems) > before or handler is None:
+        return None
+    missing = [v for v in variables if v not in handler.arguments]
+    common: dict[str, Any] = {
+        "name": name,
+        "title": cls.title,
+        "description": description_of(cls, cls.description),
+        "mime_type": cls.mime_type,
+        "icons": list(cls.icons) if cls.icons else None,
+        "meta": dict(cls.meta) if cls.meta else None,
+    }
+    entry: types.Resource | types.ResourceTemplate
+    if template is not None:
+        if missing:
+            problems.append(
+                problem(
+                    (f"{cls.__qualname__}.handle",),
+                    f"URI variables {', '.join(missing)} have no parameter in handle()",
+                    "add a parameter named like each variable",
+                )
+            )
+            return None
+        entry = types.ResourceTemplate(uri_template=str(cls.uri_template), **common)
+    else:
+        entry = types.Resource(uri=str(cls.uri), size=cls.size, **common)
+    return CompiledResource(
+        name=name,
+        cls=cls,
+        build=build,
+        build_is_async=build_is_async,
+        build_contexts=container.node(cls).contexts,
+        handler=handler,
+        hooks=hooks,
+        middleware=layers,
+        timeout=timeout,
+        uri=cls.uri,
+        template=template,
+        mime_type=cls.mime_type,
+        entry=entry,
+        converters=_converters(handler),
+        completion=completion,
+        security=cls.security,
+        non_empty=non_empty_variables(template) if template is not None else frozenset(),
+    )
+
+
+def compile_prompt(
+    cls: type[Prompt], container: Container, problems: list[Problem]
+) -> CompiledPrompt | None:
+    """Compile one prompt class, appending what is wrong to ``problems``."""
+    before = len(problems)
+    name = name_of(cls, "Prompt", problems)
+    arguments = tuple(cls.arguments)
+    names = [argument.name for argument in arguments]
+    if len(set(names)) != len(names):
+        problems.append(problem((cls.__qualname__,), "duplicate prompt argument names"))
+    handler, found = plan_handler(cls, "handle", container, argument_names=names)
+    problems.extend(found)
+    hooks = class_hooks(cls, container, problems)
+    completion = _completion(cls, container, problems)
+    layers = own_layers(cls, "prompt", name, container, problems)
+    timeout = timeout_of(cls, f"{cls.__qualname__}.timeout", problems)
+    build, build_is_async = builder(cls, container, problems)
+    if handler is not None:
+        unreceived = [n for n in names if n not in handler.arguments]
+        if unreceived:
+            problems.append(
+                problem(
+                    (f"{cls.__qualname__}.handle",),
+                    f"prompt arguments {', '.join(unreceived)} have no parameter in handle()",
+                    "add a parameter named like each declared argument",
+                )
+            )
+    if len(problems) > before or handler is None:
+        return None
+    entry = types.Prompt(
+        name=name,
+        title=cls.title,
+        description=description_of(cls, cls.description),
+        arguments=[argument.to_protocol() for argument in arguments] or None,
+        icons=list(cls.icons) if cls.icons else None,
+        meta=dict(cls.meta) if cls.meta else None,
+    )
+    return CompiledPrompt(
+        name=name,
+        cls=cls,
+        build=build,
+        build_is_async=build_is_async,
+        build_contexts=container.node(cls).contexts,
+        handler=handler,
+        hooks=hooks,
+        middleware=layers,
+        timeout=timeout,
+        arguments=arguments,
+        entry=entry,
+        converters=_converters(handler),
+        completion=completion,
+    )
