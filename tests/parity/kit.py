@@ -250,6 +250,7 @@ def _function(
     *,
     is_async: bool,
     doc: str | None = None,
+    owner: str = "",
 ) -> Callable[..., Any]:
     """A function whose signature is ``parameters`` (what the planners read), calling
     ``run`` with its arguments by name (``self`` left out)."""
@@ -272,7 +273,8 @@ def _function(
             return run(by_name(args, kwargs))
 
         function = function_sync
-    function.__name__ = function.__qualname__ = name
+    function.__name__ = name
+    function.__qualname__ = f"{owner}.{name}" if owner else name
     function.__signature__ = signature  # type: ignore[attr-defined]
     annotations = {p.name: p.annotation for p in parameters if p.annotation is not p.empty}
     if returns is not inspect.Signature.empty:
@@ -291,9 +293,9 @@ def _positional(name: str, annotation: Any = inspect.Parameter.empty, default: A
 SELF = _positional("self")
 
 
-def _hook(name: str, hook: Hook) -> Callable[..., Any]:
+def _hook(name: str, hook: Hook, owner: str) -> Callable[..., Any]:
     parameters = [SELF, *(_positional(n, a) for n, a in hook.inject.items())]
-    return _function(name, parameters, bool, hook.decide, is_async=hook.is_async)
+    return _function(name, parameters, bool, hook.decide, is_async=hook.is_async, owner=owner)
 
 
 def _wrap(case: Case, value: Any, mode: Wrap, *, function: bool) -> Any:
@@ -314,6 +316,16 @@ def _wrap(case: Case, value: Any, mode: Wrap, *, function: bool) -> Any:
 
 def _split(case: Case, kwargs: Mapping[str, Any]) -> dict[str, Any]:
     return {name: kwargs[name] for name in case.inject}
+
+
+def class_name(case: Case) -> str:
+    """The class tool's class name: ``<tool>Tool``."""
+    return f"{case.tool}Tool"
+
+
+def extension_name(case: Case) -> str:
+    """The function tool's extension class name: ``<tool>Extension``."""
+    return f"{case.tool}Extension"
 
 
 def input_model(case: Case) -> type[Schema]:
@@ -354,15 +366,19 @@ def class_tool(case: Case) -> type[Tool[Any, Any]]:
         "meta": case.meta,
         "__doc__": case.doc,
         "__module__": __name__,
-        "handle": _function("handle", handle_params, returns, run, is_async=case.is_async),
+        "handle": _function(
+            "handle", handle_params, returns, run, is_async=case.is_async, owner=class_name(case)
+        ),
     }
     if case.should_register is not None:
-        namespace["shouldRegister"] = _hook("shouldRegister", case.should_register)
+        namespace["shouldRegister"] = _hook(
+            "shouldRegister", case.should_register, class_name(case)
+        )
     if case.authorize is not None:
-        namespace["authorize"] = _hook("authorize", case.authorize)
+        namespace["authorize"] = _hook("authorize", case.authorize, class_name(case))
     base = Tool[model, case.output] if case.output is not None else Tool[model]  # type: ignore[valid-type]
     made: type[Tool[Any, Any]] = types_module.new_class(
-        f"{case.tool}Tool", (base,), exec_body=lambda body: body.update(namespace)
+        class_name(case), (base,), exec_body=lambda body: body.update(namespace)
     )
     return made
 
@@ -394,12 +410,15 @@ def function_tool_extension(case: Case) -> McpExtension:
         returns = case.output
     else:
         returns = inspect.Signature.empty
-    handler = _function(case.tool, parameters, returns, run, is_async=case.is_async, doc=case.doc)
+    owner = extension_name(case)
+    handler = _function(
+        case.tool, parameters, returns, run, is_async=case.is_async, doc=case.doc, owner=owner
+    )
     namespace: dict[str, Any] = {"__module__": __name__}
     hooks: dict[str, Any] = {}
     for which, hook in (("should_register", case.should_register), ("authorize", case.authorize)):
         if hook is not None:
-            namespace[which] = hooks[which] = _hook(which, hook)
+            namespace[which] = hooks[which] = _hook(which, hook, owner)
     namespace[case.tool] = tool(
         name=case.tool,
         title=case.title,
@@ -408,7 +427,7 @@ def function_tool_extension(case: Case) -> McpExtension:
         **hooks,
     )(handler)
     namespace["manifest"] = lambda self: PluginManifest(name="functions", version="1.0.0")
-    return type(f"{case.tool}Extension", (McpExtension,), namespace)()
+    return type(owner, (McpExtension,), namespace)()
 
 
 def middleware_extension(case: Case) -> McpExtension:
