@@ -599,6 +599,16 @@ def check_expectations(case: Case, observed: Observation, side: str) -> None:
     assert kinds == wanted, f"{side} side of {case.id}: outcomes {kinds}, expected {wanted}"
     listed = [entry["name"] for entry in observed.listed]
     assert listed == ([case.tool] if case.listed else []), f"{side} side lists {listed}"
+    opened = [e.split()[-1] for e in observed.journal if e.startswith("open ")]
+    closed = [e.split()[-1] for e in observed.journal if e.startswith(("commit ", "rollback "))]
+    assert closed == opened, (
+        f"{side} side: each unit's finalizer once, in order: {observed.journal}"
+    )
+    if "unit" in case.inject or any("unit" in str(m.__annotations__) for m in case.middleware):
+        # every call a handler was planned for (hidden or refused tools and invalid
+        # arguments build no service)
+        ran = sum(1 for call in case.calls if call.expect != "invalid") if case.listed else 0
+        assert len(opened) == ran, f"{side} side: {len(opened)} units for {ran} calls"
 
 
 __all__ = [
