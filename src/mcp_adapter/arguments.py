@@ -28,7 +28,9 @@ from typing_extensions import is_typeddict
 from container import Container, Problem
 from container.graph import autowirable
 from container.introspect import EMPTY, AnnotationError, Param, parameters, type_name
+from mcp_adapter import scope_context
 from mcp_adapter.errors import problem
+from mcp_adapter.handlers import reroot
 from mcp_adapter.request import McpRequest
 from schemas import Schema
 
@@ -82,6 +84,7 @@ def split_parameters(
     ``reported`` (so the handler plan does not report them again).
     """
     reported = reported if reported is not None else []
+    scope_context.declare(container)  # McpRequest, Identity, ... are context values: injected
     try:
         params = parameters(function)
     except (AnnotationError, ValueError) as exc:
@@ -110,7 +113,8 @@ def split_parameters(
             if reason is None:
                 arguments.append(param)
             elif not param.has_default:
-                problems.append(_no_source(param, label, here, container, reason))
+                # not a value a client could send: the container's problem, as for a class tool
+                problems.extend(reroot(found, here) for found in container.node(key).problems)
                 reported.append(param.name)
             # else: left to its default, as for class tools
     return arguments
@@ -124,23 +128,6 @@ def _ambiguous(param: Param, label: str, here: tuple[str, ...]) -> Problem:
         f"{name} and a client could send it as an argument",
         f"to inject it, bind it (container.scoped({name})); to take it as an argument, "
         f"annotate it: {param.name}: Annotated[{name}, Field()]",
-    )
-
-
-def _no_source(
-    param: Param, label: str, here: tuple[str, ...], container: Container, reason: str
-) -> Problem:
-    name = type_name(param.key)
-    missing = "; ".join(
-        f"{' -> '.join(found.path)}: {found.message}" if found.path else found.message
-        for found in container.node(param.key).problems
-    )
-    return problem(
-        here,
-        f"parameter {param.name}: {name} of {label} is neither an argument (pydantic cannot "
-        f"describe it: {reason}) nor a service ({missing or 'the container cannot build it'})",
-        f"bind {name} in the container, give the parameter a default, or use a type "
-        "pydantic can validate",
     )
 
 

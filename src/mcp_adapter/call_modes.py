@@ -30,7 +30,7 @@ from mcp_adapter.request import McpRequest
 from mcp_adapter.response import McpResponse
 
 if TYPE_CHECKING:
-    from mcp_adapter.dispatcher import Dispatcher
+    from mcp_adapter.dispatch_core import DispatchCore
 
 T = TypeVar("T")
 
@@ -46,7 +46,7 @@ class OnLoop:
 
     call = staticmethod(HandlerPlan.invoke)
 
-    def __init__(self, dispatcher: Dispatcher) -> None:
+    def __init__(self, dispatcher: DispatchCore) -> None:
         self.scope: Callable[[Any, McpRequest | None], Any] = dispatcher.scope
         self.visible: Callable[..., Awaitable[tuple[bool, bool]]] = dispatcher.visible
         self.elicit: Callable[..., Awaitable[Any]] = dispatcher.elicit
@@ -57,7 +57,7 @@ class OnThread:
 
     __slots__ = ("dispatcher",)
 
-    def __init__(self, dispatcher: Dispatcher) -> None:
+    def __init__(self, dispatcher: DispatchCore) -> None:
         self.dispatcher = dispatcher
 
     def scope(self, ctx: Any, request: McpRequest | None) -> _ClosedHere:

@@ -326,7 +326,7 @@ def _classify(
         if param.has_default or param.optional:
             return Slot(param.name, Source.DEFAULT, key), []
         if isinstance(key, type) and key.__module__ not in ("builtins", "typing"):
-            return None, [_reroot(p, here) for p in node.problems]
+            return None, [reroot(p, here) for p in node.problems]
         return None, [
             problem(
                 here,
@@ -350,7 +350,7 @@ def _stars(param: Param) -> str:
     return "**" if param.kind is inspect.Parameter.VAR_KEYWORD else "*"
 
 
-def _reroot(found: Problem, prefix: tuple[str, ...]) -> Problem:
+def reroot(found: Problem, prefix: tuple[str, ...]) -> Problem:
     """Prefix a container problem's path with the handler parameter that led to it."""
     path = found.path if found.path[: len(prefix)] == prefix else (*prefix, *found.path)
     return dataclasses.replace(found, path=path)

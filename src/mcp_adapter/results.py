@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Sequence
 from typing import Any
 
 from mcp import types
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 from pydantic_core import to_json, to_jsonable_python
+from typing_extensions import is_typeddict
 
 from mcp_adapter.errors import HandlerResultError, OutputContractError
 from mcp_adapter.response import McpResponse
@@ -61,7 +63,8 @@ def _json(value: Any) -> Any:
 def _checked_output(output: Contract[Any] | None, value: Any) -> tuple[Any, str]:
     """The JSON form of ``value``, validated by ``output`` if declared, and its JSON text;
     a value JSON cannot carry (``nan``, ``inf``, a lone surrogate) fails, with or without
-    a contract. The text is serialized once and serves as the result's text content."""
+    a contract. The text is serialized once and serves as the result's text content (a
+    string is its own text, as the SDK's ``MCPServer`` renders it)."""
     if output is None:
         checked = _json(value)
     else:
@@ -72,7 +75,8 @@ def _checked_output(output: Contract[Any] | None, value: Any) -> tuple[Any, str]
             raise OutputContractError(
                 f"structured content violates the output contract: {detail}"
             ) from None
-    return checked, _representable(checked)
+    text = _representable(checked)
+    return checked, checked if isinstance(checked, str) else text
 
 
 def _representable(value: Any) -> str:
@@ -119,8 +123,8 @@ def tool_result(
         return _complete_result(outcome, output=output, modern=modern)
     if type(outcome) is McpResponse and not outcome.is_error and not outcome.meta:
         return _single(outcome, owner=owner, output=output, modern=modern)
-    if output is not None and _instance_of_model(outcome, output):
-        # An instance of the output Schema is its structured content, as a @tool
+    if output is not None and of_contract(outcome, output):
+        # A value of the output contract's type is its structured content, as a @tool
         # function's returned value is (validated like any other before it is sent).
         return _single(McpResponse.structured(outcome), owner=owner, output=output, modern=modern)
     responses = responses_of(outcome, owner)
@@ -155,11 +159,23 @@ def tool_result(
     return result
 
 
-def _instance_of_model(outcome: Any, output: Contract[Any]) -> bool:
-    """Whether ``outcome`` is an instance of the pydantic model ``output`` is the contract of
-    (a bare ``dict`` never is: it is not converted, even for a ``dict`` contract)."""
-    model = output.type
-    return isinstance(model, type) and issubclass(model, BaseModel) and isinstance(outcome, model)
+def of_contract(outcome: Any, output: Contract[Any]) -> bool:
+    """Whether ``outcome`` is a value of the type ``output`` is the contract of: an instance
+    of its class (a ``Schema``, a dataclass, ``int``, ``list`` for ``list[str]``).
+
+    A bare ``dict`` is one only for a ``dict`` (or ``TypedDict``) contract: it is never
+    converted for a ``Schema`` contract, however it is shaped. Responses and protocol
+    results never are.
+    """
+    if isinstance(outcome, McpResponse | types.Result):
+        return False
+    if isinstance(outcome, list | tuple) and any(isinstance(o, McpResponse) for o in outcome):
+        return False
+    declared = output.type
+    if is_typeddict(declared):
+        return isinstance(outcome, dict)
+    origin = typing.get_origin(declared) or declared
+    return isinstance(origin, type) and isinstance(outcome, origin)
 
 
 def _single(

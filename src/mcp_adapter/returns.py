@@ -113,6 +113,6 @@ def to_outcome(value: Any, *, structured: bool) -> Any:
         and all(isinstance(item, McpResponse) for item in value)
     ):
         return value
-    if structured:
-        return types.CallToolResult(content=to_content(value), structured_content=value)
+    if structured:  # the structured content, validated and serialized as a class tool's is
+        return McpResponse.structured(value)
     return types.CallToolResult(content=to_content(value))

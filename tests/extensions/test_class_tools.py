@@ -34,7 +34,7 @@ from mcp_adapter import (
 )
 from mcp_adapter.catalog import Catalog
 from mcp_adapter.compiler import compile_server
-from mcp_adapter.extensions import Next, Call, ToolExtension, tool_middleware
+from mcp_adapter.extensions import Call, Next, ToolExtension, tool_middleware
 from mcp_adapter.testing import McpTestClient
 from schemas import Schema
 from tests.components.support import ERAS, SDK_MODES, sdk_client, signed_in
@@ -376,7 +376,8 @@ async def test_middleware_around_a_class_tool_and_a_contributed_one() -> None:
     )
     client = McpTestClient(journal_container(Journal()), catalog)
     (await client.tool("launch", {"sandbox_name": "a"})).assertOk()
-    assert (await client.tool("stop_sandbox", {"sandbox_name": "a"})).texts == ["stopped a"]
+    stopped = await client.tool("stop_sandbox", {"sandbox_name": "a"})
+    assert stopped.texts == ["stopped a"]  # a str output is its own text
     assert calls == ["launch", "stop_sandbox"]
 
 

@@ -202,11 +202,10 @@ def test_a_parameter_without_a_source_fails_compilation_with_both_reasons() -> N
     def use(repository: Repository) -> str:
         return repository.dsn
 
-    text = problems_of(use)
-    assert "parameter repository: " in text
-    assert "is neither an argument" in text
-    assert "nor a service" in text
-    assert "no binding for str" in text
+    text = problems_of(use)  # the wording, path and hint a class tool's parameter gets
+    assert "missing binding: no binding for str" in text
+    assert "use(repository) -> Repository(dsn) -> ???" in text
+    assert "hint: str is a builtin type; give the parameter a default or bind a value" in text
 
 
 def test_a_parameter_without_a_source_but_with_a_default_keeps_its_default() -> None:

@@ -26,7 +26,7 @@ from mcp_adapter import (
     tool,
 )
 from mcp_adapter.catalog import Catalog
-from mcp_adapter.extensions import Next, Call, ToolExtension, tool_middleware
+from mcp_adapter.extensions import Call, Next, ToolExtension, tool_middleware
 from mcp_adapter.testing import McpTestClient
 from tests.components.support import ERAS, SDK_MODES, sdk_client
 from tests.extensions.journal import Journal, Session, journal_container

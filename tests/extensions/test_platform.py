@@ -26,9 +26,9 @@ from mcp_adapter.catalog import UnknownToolsetError
 from mcp_adapter.extensions import (
     ENTRY_POINT_GROUP,
     TOOL_EXTENSIONS,
+    Call,
     ExtensionLoadError,
     Next,
-    Call,
     ToolExtension,
     tool_middleware,
 )

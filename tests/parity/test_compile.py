@@ -54,22 +54,6 @@ def broken(case_id: str, **changes: Any) -> Case:
     return Case(case_id, fields=(Arg("name", str),), calls=(Call({"name": "a"}, "ok"),), **changes)
 
 
-MISSING_BINDING = (
-    "missing binding in a handler parameter: class tool 'missing binding: no binding for "
-    "Clock', hint 'bind an implementation: container.scoped(Clock, Impl)'; function tool "
-    "'invalid declaration: parameter clock: Clock of X.x is neither an argument (pydantic "
-    "cannot describe it: Unable to generate pydantic-core schema for ...Clock) nor a service "
-    "(no binding for Clock)', hint 'bind Clock in the container, give the parameter a "
-    "default, or use a type pydantic can validate' (same path X.handle(clock) / X.x(clock))"
-)
-MISSING_NESTED = (
-    "missing binding below a service: class tool kind 'missing binding', path "
-    "('X.handle(formatter)', 'Formatter(clock)'), 'no binding for Clock', hint "
-    "'bind an implementation: container.scoped(Clock, Impl)'; function tool kind 'invalid "
-    "declaration', path ('X.x(formatter)',) only, 'parameter formatter: Formatter of X.x is "
-    "neither an argument (...) nor a service (Formatter(clock): no binding for Clock)', hint "
-    "'bind Formatter in the container, ...'"
-)
 HOOK_PATH = (
     "missing binding in a visibility hook: same kind, message and hint, but the function "
     "tool's path has a leading \"should_register of tool 'x'\" / \"authorize of tool 'x'\" "
@@ -83,12 +67,9 @@ HANDLER_AND_MIDDLEWARE = (
 )
 
 CASES: list[tuple[Case, str]] = [
-    (broken("missing-binding", inject={"clock": Clock}), MISSING_BINDING),
-    (broken("missing-nested-binding", inject={"formatter": Formatter}), MISSING_NESTED),
-    (
-        broken("missing-binding-beside-a-service", inject={"scoped": Scoped, "clock": Clock}),
-        MISSING_BINDING,
-    ),
+    (broken("missing-binding", inject={"clock": Clock}), ""),
+    (broken("missing-nested-binding", inject={"formatter": Formatter}), ""),
+    (broken("missing-binding-beside-a-service", inject={"scoped": Scoped, "clock": Clock}), ""),
     (
         broken("missing-in-should-register", should_register=Hook({"clock": Clock}, never)),
         HOOK_PATH,

@@ -4,8 +4,6 @@ be selectable the same way."""
 
 from __future__ import annotations
 
-import pytest
-
 from mcp_adapter import Platform
 from tests.parity.kit import Arg, Call, Case, class_tool_server, function_servable, new_container
 
@@ -25,12 +23,6 @@ def test_function_tool_has_its_extensions_toolset() -> None:
     assert catalog.tools[CASE.tool].toolset == "functions"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="class tools have no toolset: CompiledTool.toolset is '' for a class tool of "
-    "Platform(server=...), so Catalog.toolsets omits it and select(...) of every toolset drops "
-    "it, while a function tool has its extension's ('functions') and is kept",
-)
 def test_toolset_membership_matches() -> None:
     classes = membership(Platform([], server=class_tool_server(CASE)))
     functions = membership(function_servable(CASE))

@@ -1,0 +1,338 @@
+"""The dispatcher's shared part: scopes, sessions, visibility, guards, timeouts."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, TypeVar, cast
+
+import anyio
+import anyio.from_thread
+import anyio.to_thread
+from mcp import MCPError, types
+from mcp.server.auth.provider import AccessToken
+from pydantic import ValidationError
+
+from container import Container, Scope, SessionScope
+from mcp_adapter.call_modes import OnLoop, OnThread, drive
+from mcp_adapter.catalog import (
+    Catalog,
+    CompiledComponent,
+    CompiledPrompt,
+    CompiledResource,
+)
+from mcp_adapter.context import is_modern, snapshot
+from mcp_adapter.errors import (
+    Refusal,
+    forbidden,
+    logger,
+    new_incident,
+    refused,
+    unknown,
+)
+from mcp_adapter.input_flow import elicit
+from mcp_adapter.interrupts import cancelled_for_real
+from mcp_adapter.middleware import Call, through
+from mcp_adapter.paging import paginate, visible_all
+from mcp_adapter.request import McpRequest, Transport
+from mcp_adapter.response import McpResponse
+from mcp_adapter.scope_context import RequestValues
+from mcp_adapter.sdk_compat import connection_of
+from schemas import Contract, render, summarize
+
+T = TypeVar("T")
+Entry = TypeVar("Entry")
+
+MAX_COMPLETIONS = 100
+_SESSION_KEY = "mcp_adapter.session"
+"""Where a connection's ``state`` keeps its session scope."""
+
+
+class DispatchCore:
+    """What every kind of call shares: the catalog it follows, scopes and sessions,
+    visibility, the guard that turns failures into safe answers, timeouts, and
+    ``Server.middleware`` around listings."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        container: Container,
+        *,
+        transport: Transport = "memory",
+        caller: AccessToken | None = None,
+    ) -> None:
+        self.catalog = catalog
+        self.container = container
+        self.transport: Transport = transport
+        self.caller = caller
+        """Off HTTP, the verified token every request is made with (a test's signed-in caller)."""
+        self._on_loop = OnLoop(self)
+        self._on_thread = OnThread(self)
+        self._load(catalog)
+
+    def _load(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self._generation = self.container.generation
+        self._sessions = self.container.has_sessions
+        size = catalog.page_size
+        tools = list(catalog.tools.values())
+        self._tool_pages = {
+            True: paginate([t.modern for t in tools], size),
+            False: paginate([t.legacy for t in tools], size),
+        }
+        self._tool_hooks = any(t.hooks.any for t in tools)
+        self._resource_pages = paginate(list(catalog.resources.values()), size)
+        self._template_pages = paginate(list(catalog.templates), size)
+        self._prompt_pages = paginate(list(catalog.prompts.values()), size)
+
+    def request(self, ctx: Any, **fields: Any) -> McpRequest:
+        return snapshot(
+            ctx,
+            server_id=self.catalog.name,
+            default_transport=self.transport,
+            caller=self.caller,
+            **fields,
+        )
+
+    def _follow(self) -> None:
+        """Recompile the catalog when the container's bindings changed since it was compiled
+        (``container.override(...)`` entered or ended): one comparison per request."""
+        if self._generation != self.container.generation:
+            rebuild = self.catalog.rebuild
+            self._load(rebuild(self.container) if rebuild is not None else self.catalog)
+
+    def scope(self, ctx: Any, request: McpRequest | None) -> Scope:
+        """The scope of one call: given the request's context values when it has one, and
+        opened in the MCP session's scope when the container has session-scoped bindings."""
+        values = None if request is None else RequestValues(request, self.caller)
+        if self._sessions:
+            session = self._session(ctx)
+            if session is not None:
+                return session.scope(context=values)
+        return self.container.scope() if values is None else self.container.scope(values)
+
+    def _session(self, ctx: Any) -> SessionScope | None:
+        """The session scope of the 2025-11-25 connection ``ctx`` arrived on, made on its
+        first request and closed with it (DELETE, idle timeout, client gone, shutdown).
+
+        2026-07-28 has no session: each request scope is its own (``Lifetime.SESSION``
+        values then live as long as the request), as on any transport without one.
+        """
+        if is_modern(ctx):
+            return None
+        connection = connection_of(ctx)
+        if connection is None:
+            return None
+        session: SessionScope | None = connection.state.get(_SESSION_KEY)
+        if session is None:
+            session = self.container.session()
+            connection.state[_SESSION_KEY] = session
+            connection.exit_stack.push_async_callback(session.aclose)
+        return session
+
+    # -- visibility -----------------------------------------------------------
+
+    async def visible(
+        self, component: CompiledComponent, scope: Any, request: McpRequest | None
+    ) -> tuple[bool, bool]:
+        """``(registered, authorized)`` for this request; hooks run with injection."""
+        hooks = component.hooks
+        if not hooks.any:
+            return True, True
+        instance = await component.instance(scope)
+        if hooks.should_register is not None and not await hooks.should_register.invoke(
+            instance, scope, request
+        ):
+            return False, False
+        if hooks.authorize is not None and not await hooks.authorize.invoke(
+            instance, scope, request
+        ):
+            return True, False
+        return True, True
+
+    async def _gate(
+        self,
+        run: OnLoop | OnThread,
+        kind: str,
+        component: CompiledComponent,
+        scope: Any,
+        request: McpRequest | None,
+    ) -> None:
+        registered, authorized = await run.visible(component, scope, request)
+        if not registered:
+            raise self.hidden(kind, component.name)
+        if not authorized:
+            raise forbidden(kind, component.name)
+
+    def hidden(self, kind: str, name: str) -> MCPError:
+        """The answer to a call of a component its hooks hide: exactly an unknown one's."""
+        return unknown(kind, name)
+
+    async def _filter(
+        self, ctx: Any, page: Sequence[tuple[CompiledComponent, Entry]]
+    ) -> list[Entry]:
+        if not any(component.hooks.any for component, _ in page):
+            return [entry for _, entry in page]
+        request = self.request(ctx)
+        hooked = [component for component, _ in page if component.hooks.any]
+        in_thread = [component for component in hooked if component.sync_hooks]
+
+        def all_in_thread() -> list[Entry]:
+            # Every hook of the page is sync: the listing's scope lives and ends on the
+            # worker thread its hooks run on, so their services may be thread-bound.
+            with self.scope(ctx, request) as scope:
+                verdicts = iter(visible_all(in_thread, scope, request))
+                return [
+                    entry for component, entry in page if not component.hooks.any or next(verdicts)
+                ]
+
+        async def run_hooks() -> list[Entry]:
+            if len(in_thread) == len(hooked):
+                return await anyio.to_thread.run_sync(all_in_thread)
+            listed: list[Entry] = []
+            async with self.scope(ctx, request) as scope:
+                verdicts = iter(
+                    await anyio.to_thread.run_sync(visible_all, in_thread, scope, request)
+                    if in_thread
+                    else ()
+                )
+                for component, entry in page:
+                    if not component.hooks.any:
+                        shown = True
+                    elif component.sync_hooks:
+                        shown = next(verdicts)
+                    else:
+                        shown = all(await self.visible(component, scope, request))
+                    if shown:
+                        listed.append(entry)
+            return listed
+
+        def failed(incident: str) -> list[Entry]:
+            raise MCPError(types.INTERNAL_ERROR, f"Listing failed (incident {incident})")
+
+        return await self._guarded("listing", str(getattr(ctx, "method", "")), run_hooks, failed)
+
+    def _mode(
+        self, component: CompiledComponent, body: Callable[[OnLoop | OnThread], Awaitable[T]]
+    ) -> Callable[[], Awaitable[T]]:
+        """``body`` as a call: on one worker thread for a thread-bound component, else here."""
+        if component.thread_bound:
+            call = functools.partial(body, self._on_thread)
+            return functools.partial(anyio.to_thread.run_sync, drive, call)
+        return functools.partial(body, self._on_loop)
+
+    async def _guarded(
+        self,
+        what: str,
+        name: str,
+        call: Callable[[], Awaitable[T]],
+        failure: Callable[[str], T],
+        timeout: float | None = None,
+    ) -> T:
+        """Run ``call``; protocol errors pass, a ``Refusal`` becomes its safe answer, anything
+        else is logged with an incident id; past ``timeout`` seconds it is cancelled, its
+        scope closed, and answered as a failure."""
+        try:
+            if timeout is None:
+                return await call()
+            with anyio.move_on_after(timeout):
+                return await call()
+            return failure(self._timed_out(what, name, timeout))
+        except MCPError:
+            raise
+        except Refusal as refusal:
+            raise refused(what, name, refusal) from None
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a safe answer
+            return failure(self._incident(what, name, exc))
+        except BaseException as exc:
+            if cancelled_for_real(exc):
+                raise
+            return failure(self._incident(what, name, exc))
+
+    @staticmethod
+    def _incident(what: str, name: str, error: BaseException) -> str:
+        """Log ``error`` with its traceback under a new incident id, and return the id."""
+        incident = new_incident()
+        logger.error("%s %r failed (incident %s)", what, name, incident, exc_info=error)
+        return incident
+
+    @staticmethod
+    def _timed_out(what: str, name: str, timeout: float) -> str:
+        """Log that a call was cancelled at its timeout, and return the incident id."""
+        incident = new_incident()
+        logger.error("%s %r timed out after %g s (incident %s)", what, name, timeout, incident)
+        return incident
+
+    @staticmethod
+    def _convert(
+        converters: Mapping[str, Contract[Any]], values: Mapping[str, Any], what: str
+    ) -> dict[str, Any]:
+        converted = dict(values)
+        for name, contract in converters.items():
+            if name in converted:
+                try:
+                    converted[name] = contract.validate(converted[name])
+                except ValidationError as exc:
+                    detail = render(summarize(exc))
+                    raise MCPError(
+                        types.INVALID_PARAMS, f"Invalid {what} {name}: {detail}"
+                    ) from None
+        return converted
+
+    async def _around(
+        self,
+        ctx: Any,
+        call: Call,
+        body: Callable[[Call], Awaitable[T]],
+    ) -> T:
+        """A listing or completion through ``Server.middleware``, in a scope of its own."""
+        request = self.request(ctx)
+        async with self.scope(ctx, request) as scope:
+            return cast(T, await through(self.catalog.middleware, call, body, scope, request))
+
+    def _listed(
+        self, ctx: Any, method: str, cursor: str | None, body: Callable[[str | None], Awaitable[T]]
+    ) -> Awaitable[T]:
+        if not self.catalog.middleware:
+            return body(cursor)
+        arguments = MappingProxyType({} if cursor is None else {"cursor": cursor})
+
+        async def listed(call: Call) -> T:
+            return await body(call.arguments.get("cursor"))
+
+        async def around() -> T:
+            return await self._around(ctx, Call("", arguments, method), listed)
+
+        def failed(incident: str) -> T:
+            raise MCPError(types.INTERNAL_ERROR, f"Listing failed (incident {incident})")
+
+        return self._guarded("listing", method, around, failed)
+
+    async def _named_chain(
+        self,
+        run: OnLoop | OnThread,
+        component: CompiledResource | CompiledPrompt,
+        call: Call,
+        instance: Any,
+        scope: Scope,
+        request: McpRequest | None,
+    ) -> Any:
+        """A resource's or prompt's handler through its middleware; changed arguments are
+        converted to their declared types again (a value they refuse is a failure)."""
+        given = call.arguments
+
+        async def handler(changed: Call) -> Any:
+            values = dict(given)
+            if changed.arguments is not given:
+                values = dict(changed.arguments)
+                for name, contract in component.converters.items():
+                    if name in values:
+                        values[name] = contract.validate(values[name])
+            return await run.call(component.handler, instance, scope, request, None, values)
+
+        return await through(component.middleware, call, handler, scope, request)
+
+    async def elicit(self, ctx: Any, question: McpResponse, request: McpRequest) -> McpRequest:
+        """2025-11-25: ask the client (``input_flow.elicit``) within ``Server.input_timeout``."""
+        return await elicit(ctx, question, request, self.catalog.input_timeout)

@@ -1,0 +1,158 @@
+"""``prompts/list``, ``prompts/get`` and ``completion/complete``."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, TypeVar, cast
+
+from mcp import MCPError, types
+
+from mcp_adapter.call_modes import OnLoop, OnThread
+from mcp_adapter.catalog import (
+    CompiledPrompt,
+    CompiledResource,
+)
+from mcp_adapter.dispatch_core import DispatchCore
+from mcp_adapter.errors import (
+    unknown,
+)
+from mcp_adapter.middleware import Call, through
+from mcp_adapter.paging import next_cursor, page_index
+from mcp_adapter.results import (
+    prompt_messages,
+)
+
+T = TypeVar("T")
+Entry = TypeVar("Entry")
+
+MAX_COMPLETIONS = 100
+_SESSION_KEY = "mcp_adapter.session"
+"""Where a connection's ``state`` keeps its session scope."""
+
+
+class PromptCalls(DispatchCore):
+    """Serving prompts, and completion of prompt arguments and URI variables."""
+
+    # -- prompts ----------------------------------------------------------------------
+
+    async def list_prompts(
+        self, ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        self._follow()
+        cursor = params.cursor if params else None
+        return await self._listed(
+            ctx, "prompts/list", cursor, functools.partial(self._prompts, ctx)
+        )
+
+    async def _prompts(self, ctx: Any, cursor: str | None) -> types.ListPromptsResult:
+        pages = self._prompt_pages
+        index = page_index(cursor, len(pages))
+        paired = [(p, p.entry) for p in pages[index]]
+        return types.ListPromptsResult(
+            prompts=await self._filter(ctx, paired), next_cursor=next_cursor(index, len(pages))
+        )
+
+    async def get_prompt(
+        self, ctx: Any, params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        self._follow()
+        prompt = self.catalog.prompts.get(params.name)
+        if prompt is None:
+            raise unknown("prompt", params.name)
+        given = dict(params.arguments or {})
+        request = self.request(ctx, arguments=given) if prompt.needs_request else None
+
+        async def get(run: OnLoop | OnThread) -> types.GetPromptResult:
+            async with run.scope(ctx, request) as scope:
+                if prompt.hooks.any:
+                    await self._gate(run, "prompt", prompt, scope, request)
+                _check_prompt_arguments(prompt, given)
+                arguments = self._convert(prompt.converters, given, "prompt argument")
+                instance = await prompt.instance(scope)
+                if prompt.middleware:
+                    call = Call(prompt.name, MappingProxyType(arguments), "prompts/get")
+                    outcome = await self._named_chain(run, prompt, call, instance, scope, request)
+                else:
+                    outcome = await run.call(
+                        prompt.handler, instance, scope, request, None, arguments
+                    )
+                return prompt_messages(
+                    outcome, owner=prompt.cls.__qualname__, description=prompt.entry.description
+                )
+
+        def failed(incident: str) -> types.GetPromptResult:
+            raise MCPError(types.INTERNAL_ERROR, f"Prompt failed (incident {incident})")
+
+        return await self._guarded(
+            "prompt", prompt.name, self._mode(prompt, get), failed, prompt.timeout
+        )
+
+    # -- completion ---------------------------------------------------------------------
+
+    def _completion_target(
+        self, ref: types.PromptReference | types.ResourceTemplateReference
+    ) -> CompiledPrompt | CompiledResource | None:
+        if isinstance(ref, types.PromptReference):
+            return self.catalog.prompts.get(ref.name)
+        for template in self.catalog.templates:
+            if template.uri_template_text == ref.uri:
+                return template
+        return None
+
+    async def complete(self, ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
+        self._follow()
+        target = self._completion_target(params.ref)
+        empty = types.CompleteResult(completion=types.Completion(values=[]))
+        if target is None or target.completion is None:
+            return empty
+        plan = target.completion
+        layers = self.catalog.middleware
+        needed = plan.needs_request or target.needs_request or bool(layers)
+        request = self.request(ctx) if needed else None
+        context = dict(params.context.arguments or {}) if params.context else {}
+        given = MappingProxyType(
+            {"argument": params.argument.name, "value": params.argument.value, "context": context}
+        )
+
+        async def run() -> types.CompleteResult:
+            async with self.scope(ctx, request) as scope:
+                if not all(await self.visible(target, scope, request)):
+                    return empty
+                instance = await target.instance(scope)
+
+                async def values_of(call: Call) -> types.CompleteResult:
+                    picked = {name: call.arguments[name] for name in plan.arguments}
+                    found = await plan.invoke(instance, scope, request, None, picked)
+                    values = [str(v) for v in found]
+                    return types.CompleteResult(
+                        completion=types.Completion(
+                            values=values[:MAX_COMPLETIONS],
+                            total=len(values),
+                            has_more=len(values) > MAX_COMPLETIONS,
+                        )
+                    )
+
+                call = Call(target.name, given, "completion/complete")
+                if not layers:
+                    return await values_of(call)
+                completed = await through(layers, call, values_of, scope, request)
+                return cast(types.CompleteResult, completed)
+
+        def failed(incident: str) -> types.CompleteResult:
+            raise MCPError(types.INTERNAL_ERROR, f"Completion failed (incident {incident})")
+
+        return await self._guarded("completion", target.name, run, failed, target.timeout)
+
+
+def _check_prompt_arguments(prompt: CompiledPrompt, given: Mapping[str, Any]) -> None:
+    declared = {argument.name for argument in prompt.arguments}
+    extra = sorted(set(given) - declared)
+    if extra:
+        raise MCPError(types.INVALID_PARAMS, f"Unknown prompt argument(s): {', '.join(extra)}")
+    missing = [a.name for a in prompt.arguments if a.required and a.name not in given]
+    if missing:
+        raise MCPError(
+            types.INVALID_PARAMS, f"Missing required prompt argument(s): {', '.join(missing)}"
+        )

@@ -1,0 +1,153 @@
+"""``resources/list``, ``resources/templates/list`` and ``resources/read``."""
+
+from __future__ import annotations
+
+import functools
+from types import MappingProxyType
+from typing import Any, TypeVar
+
+from mcp import MCPError, types
+
+from mcp_adapter.call_modes import OnLoop, OnThread
+from mcp_adapter.catalog import (
+    CompiledResource,
+)
+from mcp_adapter.context import is_modern
+from mcp_adapter.dispatch_core import DispatchCore
+from mcp_adapter.errors import (
+    Forbidden,
+    NotFound,
+    forbidden,
+    resource_not_found,
+)
+from mcp_adapter.middleware import Call
+from mcp_adapter.paging import next_cursor, page_index
+from mcp_adapter.results import (
+    resource_contents,
+)
+
+T = TypeVar("T")
+Entry = TypeVar("Entry")
+
+MAX_COMPLETIONS = 100
+_SESSION_KEY = "mcp_adapter.session"
+"""Where a connection's ``state`` keeps its session scope."""
+
+
+class ResourceReads(DispatchCore):
+    """Serving resources: a static one first, else the template that matches."""
+
+    # -- resources ------------------------------------------------------------------
+
+    async def list_resources(
+        self, ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        self._follow()
+        cursor = params.cursor if params else None
+        return await self._listed(
+            ctx, "resources/list", cursor, functools.partial(self._resources, ctx)
+        )
+
+    async def _resources(self, ctx: Any, cursor: str | None) -> types.ListResourcesResult:
+        pages = self._resource_pages
+        index = page_index(cursor, len(pages))
+        listed = await self._filter(ctx, [(r, r.entry) for r in pages[index]])
+        return types.ListResourcesResult(
+            resources=[e for e in listed if isinstance(e, types.Resource)],
+            next_cursor=next_cursor(index, len(pages)),
+        )
+
+    async def list_resource_templates(
+        self, ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        self._follow()
+        cursor = params.cursor if params else None
+        return await self._listed(
+            ctx, "resources/templates/list", cursor, functools.partial(self._templates, ctx)
+        )
+
+    async def _templates(self, ctx: Any, cursor: str | None) -> types.ListResourceTemplatesResult:
+        pages = self._template_pages
+        index = page_index(cursor, len(pages))
+        listed = await self._filter(ctx, [(r, r.entry) for r in pages[index]])
+        return types.ListResourceTemplatesResult(
+            resource_templates=[e for e in listed if isinstance(e, types.ResourceTemplate)],
+            next_cursor=next_cursor(index, len(pages)),
+        )
+
+    def find_resource(self, uri: str) -> tuple[CompiledResource, dict[str, Any]] | None:
+        """The resource that serves ``uri``: a static one first, else the matching template."""
+        static = self.catalog.resources.get(uri)
+        if static is not None:
+            return static, {}
+        return self.find_template(uri)
+
+    def find_template(self, uri: str) -> tuple[CompiledResource, dict[str, Any]] | None:
+        for template in self.catalog.templates:
+            variables = template.match(uri)
+            if variables is not None:
+                return template, variables
+        return None
+
+    async def read_resource(
+        self, ctx: Any, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        self._follow()
+        uri = str(params.uri)
+        static = self.catalog.resources.get(uri)
+        if static is not None:
+            result = await self._read(ctx, uri, static, {})
+            if result is not None:
+                return result
+            # Hidden is absent: answer what the server would without the static resource.
+        found = self.find_template(uri)
+        result = await self._read(ctx, uri, *found) if found is not None else None
+        if result is None:
+            raise resource_not_found(uri, modern=is_modern(ctx))
+        return result
+
+    async def _read(
+        self, ctx: Any, uri: str, resource: CompiledResource, variables: dict[str, Any]
+    ) -> types.ReadResourceResult | None:
+        """Read ``resource`` in a scope of its own; ``None`` when it is hidden from this caller."""
+        request = (
+            self.request(ctx, uri=uri, uri_variables=variables) if resource.needs_request else None
+        )
+
+        async def read(run: OnLoop | OnThread) -> types.ReadResourceResult | None:
+            try:
+                async with run.scope(ctx, request) as scope:
+                    if resource.hooks.any:
+                        registered, authorized = await run.visible(resource, scope, request)
+                        if not registered:
+                            return None
+                        if not authorized:
+                            raise forbidden("resource", resource.name)
+                    arguments = self._convert(resource.converters, variables, "URI variable")
+                    instance = await resource.instance(scope)
+                    if resource.middleware:
+                        call = Call(uri, MappingProxyType(arguments), "resources/read")
+                        outcome = await self._named_chain(
+                            run, resource, call, instance, scope, request
+                        )
+                    else:
+                        outcome = await run.call(
+                            resource.handler, instance, scope, request, None, arguments
+                        )
+                    return resource_contents(
+                        outcome,
+                        owner=resource.cls.__qualname__,
+                        uri=uri,
+                        mime_type=resource.mime_type,
+                    )
+            except NotFound:
+                return None  # absent, exactly as when hidden
+            except Forbidden:
+                raise forbidden("resource", resource.name) from None
+
+        def failed(incident: str) -> types.ReadResourceResult | None:
+            raise MCPError(types.INTERNAL_ERROR, f"Resource read failed (incident {incident})")
+
+        return await self._guarded(
+            "resource", uri, self._mode(resource, read), failed, resource.timeout
+        )

@@ -1,0 +1,199 @@
+"""``tools/list`` and ``tools/call``: validation, the middleware stage, the handler, input
+requests, the result."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Mapping
+from types import MappingProxyType
+from typing import Any, TypeVar
+
+import anyio
+import anyio.from_thread
+import anyio.to_thread
+from mcp import MCPError, types
+
+from container import Scope
+from mcp_adapter.call_modes import OnLoop, OnThread, drive
+from mcp_adapter.catalog import (
+    CompiledTool,
+)
+from mcp_adapter.context import is_modern, supports_elicitation
+from mcp_adapter.dispatch_core import DispatchCore
+from mcp_adapter.errors import (
+    Refusal,
+    ToolError,
+    refused,
+    unknown,
+)
+from mcp_adapter.input_flow import (
+    MAX_INPUT_ROUNDS,
+    asking,
+    input_required,
+    missing_elicitation,
+    no_back_channel,
+)
+from mcp_adapter.interrupts import cancelled_for_real
+from mcp_adapter.middleware import Call, through
+from mcp_adapter.paging import next_cursor, page_index
+from mcp_adapter.request import McpRequest
+from mcp_adapter.results import (
+    error_result,
+    execution_failed,
+    input_timed_out,
+    invalid_arguments,
+    timed_out,
+    tool_result,
+)
+
+T = TypeVar("T")
+Entry = TypeVar("Entry")
+
+MAX_COMPLETIONS = 100
+_SESSION_KEY = "mcp_adapter.session"
+"""Where a connection's ``state`` keeps its session scope."""
+
+
+class ToolCalls(DispatchCore):
+    """Serving tools."""
+
+    # -- tools ------------------------------------------------------------------
+
+    async def list_tools(
+        self, ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        self._follow()
+        cursor = params.cursor if params else None
+        return await self._listed(ctx, "tools/list", cursor, functools.partial(self._tools, ctx))
+
+    async def _tools(self, ctx: Any, cursor: str | None) -> types.ListToolsResult:
+        pages = self._tool_pages[is_modern(ctx)]
+        index = page_index(cursor, len(pages))
+        cursor = next_cursor(index, len(pages))
+        if not self._tool_hooks:
+            return types.ListToolsResult(tools=list(pages[index]), next_cursor=cursor)
+        paired = [(self.catalog.tools[entry.name], entry) for entry in pages[index]]
+        return types.ListToolsResult(tools=await self._filter(ctx, paired), next_cursor=cursor)
+
+    async def call_tool(
+        self, ctx: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        if self._generation != self.container.generation:
+            self._follow()
+        tool = self.catalog.tools.get(params.name)
+        if tool is None:
+            raise unknown("tool", params.name)
+        arguments: Mapping[str, Any] = params.arguments or {}
+        request = self.request(ctx, arguments=arguments) if tool.needs_request else None
+        try:
+            if tool.timeout is None:
+                return await self._call_tool(tool, ctx, arguments, request)
+            with anyio.move_on_after(tool.timeout):
+                return await self._call_tool(tool, ctx, arguments, request)
+            return timed_out(tool.timeout, self._timed_out("tool", tool.name, tool.timeout))
+        except MCPError:
+            raise
+        except ToolError as refusal:
+            return error_result(refusal.message)
+        except Refusal as refusal:
+            raise refused("tool", tool.name, refusal) from None
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a safe result
+            return execution_failed(self._incident("tool", tool.name, exc))
+        except BaseException as exc:
+            if cancelled_for_real(exc):
+                raise
+            return execution_failed(self._incident("tool", tool.name, exc))
+
+    def _call_tool(
+        self,
+        tool: CompiledTool,
+        ctx: Any,
+        arguments: Mapping[str, Any],
+        request: McpRequest | None,
+    ) -> Awaitable[types.CallToolResult | types.InputRequiredResult]:
+        if tool.thread_bound:
+            call = functools.partial(self._tool, self._on_thread, tool, ctx, arguments, request)
+            return anyio.to_thread.run_sync(drive, call)
+        return self._tool(self._on_loop, tool, ctx, arguments, request)
+
+    async def _tool(
+        self,
+        run: OnLoop | OnThread,
+        tool: CompiledTool,
+        ctx: Any,
+        arguments: Mapping[str, Any],
+        request: McpRequest | None,
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        async with run.scope(ctx, request) as scope:
+            if tool.hooks.any:
+                await self._gate(run, "tool", tool, scope, request)
+            payload, errors = tool.input.check_wire(arguments)
+            if errors:
+                return invalid_arguments(errors)
+            instance = await tool.build(scope) if tool.build_is_async else tool.build(scope)
+            if tool.middleware:
+                outcome = await self._tool_chain(run, tool, instance, scope, request, payload)
+            else:
+                spread = tool.arguments(payload)
+                outcome = await run.call(tool.handler, instance, scope, request, payload, spread)
+            if tool.convert is not None:
+                outcome = tool.convert(outcome)
+            for _ in range(MAX_INPUT_ROUNDS):
+                question = asking(outcome)
+                if question is None:
+                    break
+                current = request or self.request(ctx)
+                modern = is_modern(ctx)
+                if not modern and not ctx.session.can_send_request:
+                    raise no_back_channel()
+                if not supports_elicitation(current):
+                    raise missing_elicitation()
+                if modern:
+                    return input_required(question)
+                try:
+                    request = await run.elicit(ctx, question, current)
+                except TimeoutError:
+                    return input_timed_out(self.catalog.input_timeout)
+                outcome = await self._handle(run, tool, instance, scope, request, payload)
+            else:
+                raise RuntimeError(f"{tool.name} asked for input {MAX_INPUT_ROUNDS} times")
+            return tool_result(
+                outcome, owner=tool.cls.__qualname__, output=tool.output, modern=is_modern(ctx)
+            )
+
+    async def _handle(
+        self,
+        run: OnLoop | OnThread,
+        tool: CompiledTool,
+        instance: Any,
+        scope: Scope,
+        request: McpRequest | None,
+        payload: Any,
+    ) -> Any:
+        """The handler's value, through the tool's middleware when it has some, read by its
+        ``convert`` (a function tool's plain value becomes a result)."""
+        if tool.middleware:
+            outcome = await self._tool_chain(run, tool, instance, scope, request, payload)
+        else:
+            spread = tool.arguments(payload)
+            outcome = await run.call(tool.handler, instance, scope, request, payload, spread)
+        return outcome if tool.convert is None else tool.convert(outcome)
+
+    async def _tool_chain(
+        self,
+        run: OnLoop | OnThread,
+        tool: CompiledTool,
+        instance: Any,
+        scope: Scope,
+        request: McpRequest | None,
+        payload: Any,
+    ) -> Any:
+        given = MappingProxyType(tool.fields(payload))
+
+        async def handler(call: Call) -> Any:
+            # changed arguments are validated into the input contract again
+            value = payload if call.arguments is given else tool.revalidate(call.arguments)
+            spread = tool.arguments(value)
+            return await run.call(tool.handler, instance, scope, request, value, spread)
+
+        return await through(tool.middleware, Call(tool.name, given), handler, scope, request)
