@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from container.binding import Binding
+from container.introspect import return_annotation
 from container.lifetime import Lifetime
 
 if TYPE_CHECKING:
@@ -59,16 +60,12 @@ def is_provider(target: Any) -> bool:
     return isinstance(target, _providers().Provider)
 
 
-def _returns(fn: Any) -> Any:
-    try:
-        return typing.get_type_hints(fn).get("return")
-    except Exception:  # noqa: BLE001 - an unreadable annotation just means "not revealed"
-        return None
-
-
 def _unwrap_result(returns: Any) -> Any:
-    """``X`` for ``Iterator[X]``, ``AsyncIterator[X]``, ``Awaitable[X]``, ``Optional[X]`` ..."""
+    """``X`` for ``Iterator[X]``, ``AsyncIterator[X]``, ``Awaitable[X]``, ``Optional[X]``,
+    ``Annotated[X, ...]`` ..."""
     origin = typing.get_origin(returns)
+    if origin is typing.Annotated:
+        return _unwrap_result(returns.__origin__)
     args = typing.get_args(returns)
     if origin in _ITERATORS and args:
         return _unwrap_result(args[-1] if origin is collections.abc.Coroutine else args[0])
@@ -77,8 +74,12 @@ def _unwrap_result(returns: Any) -> Any:
     return returns
 
 
+def _unwrap_annotated(returns: Any) -> Any:
+    return returns.__origin__ if typing.get_origin(returns) is typing.Annotated else returns
+
+
 def _resource_class_type(cls: Any) -> Any:
-    returns = _unwrap_result(_returns(cls.init))
+    returns = _unwrap_result(return_annotation(cls.init))
     if isinstance(returns, type):
         return returns
     for base in getattr(cls, "__orig_bases__", ()):
@@ -125,7 +126,7 @@ def _provided_type(provider: Any) -> Any | None:
             return None
         return provides
     if callable(provides):
-        returns = _unwrap_result(_returns(provides))
+        returns = _unwrap_result(return_annotation(provides))
         return returns if isinstance(returns, type) else None
     return None
 
@@ -176,7 +177,7 @@ def _async_resource(provides: Any) -> bool:
     # generator functions are kept wrapped as (async) context managers: look through that
     if inspect.isasyncgenfunction(inspect.unwrap(provides)):
         return True
-    returns = typing.get_origin(_returns(provides))
+    returns = typing.get_origin(_unwrap_annotated(return_annotation(provides)))
     return returns in (
         collections.abc.AsyncIterator,
         collections.abc.AsyncGenerator,
