@@ -29,7 +29,8 @@ class ProviderKind(enum.Enum):
     """A callable returning a context manager (e.g. ``@contextmanager``): it is entered."""
     ASYNC_CONTEXT_MANAGER = "async context manager"
     EXTERNAL = "external provider"
-    """A zero-argument callable whose own dependencies are managed elsewhere."""
+    """A zero-argument callable whose own dependencies are managed elsewhere (another
+    container's provider: see ``container.interop``)."""
     ASYNC_EXTERNAL = "async external provider"
     """An external provider whose value must be awaited."""
     CONTEXT = "context value"
@@ -86,11 +87,6 @@ def classify(target: Any) -> tuple[ProviderKind, Callable[..., Any]]:
     """
     if isinstance(target, type):
         return ProviderKind.CLASS, target
-    if type(target).__module__.startswith("dependency_injector"):
-        from container.interop import is_async_provider
-
-        kind = ProviderKind.ASYNC_EXTERNAL if is_async_provider(target) else ProviderKind.EXTERNAL
-        return kind, target
     if not callable(target):
         raise TypeError(f"cannot bind to {target!r}: expected a class, a callable or an instance")
     if inspect.isasyncgenfunction(target):
@@ -147,8 +143,15 @@ class Binding:
     kind: ProviderKind
     factory: Callable[..., Any] = field(repr=False)
     on_close: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
+    """Run when the container closes, registered by ``container.bind()`` (an external
+    provider's resource is shut down so)."""
     eager: bool = field(default=False, repr=False)
     """A singleton built by ``container.start()``, before any request needs it."""
+    caches_itself: bool = field(default=False, repr=False)
+    """The target keeps its one instance itself (and honours its own overrides): bound as a
+    singleton, it is called on every resolution instead of being cached here."""
+    release: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
+    """Called with the exit triple when the scope that built a value with it ends."""
 
     @classmethod
     def of(cls, key: Any, target: Any, lifetime: Lifetime) -> Binding:

@@ -18,7 +18,6 @@ from typing import Any
 from container.binding import ProviderKind
 from container.errors import AsyncResolutionRequired, ContextNotGiven
 from container.graph import Node
-from container.interop import caches_itself, is_resource, resource_shutdown
 from container.introspect import type_name
 from container.lifetime import Lifetime
 from container.scope import ASYNC_EXIT, ASYNC_GENERATOR, SYNC_EXIT, SYNC_GENERATOR
@@ -104,7 +103,7 @@ class _Emitter:
             return local
         if binding.kind.is_external and (
             lifetime is Lifetime.TRANSIENT
-            or (lifetime is Lifetime.SINGLETON and caches_itself(binding.target))
+            or (lifetime is Lifetime.SINGLETON and binding.caches_itself)
         ):
             # the provider keeps its own instance (and honours its overrides): call it each time
             self.construct(node, local, depth)
@@ -237,11 +236,11 @@ class _Emitter:
                 emit(f"    {local} = await {local}", depth)
             else:
                 emit(f"    NEEDS_AWAIT({local}, {self.bind('K', node.key)})", depth)
-            if binding.lifetime is Lifetime.SCOPED and is_resource(binding.target):
-                shutdown = self.bind("S", resource_shutdown(binding.target))
-                emit(f"ctx.exits.append(({SYNC_EXIT}, {shutdown}))", depth)
         else:
             emit(f"{local} = {call}", depth)
+        if binding.release is not None:
+            release = self.bind("S", binding.release)
+            emit(f"ctx.exits.append(({SYNC_EXIT}, {release}))", depth)
 
     def fresh_scope_path(self, key: Any) -> None:
         """Put first a path for an empty scope cache, when it saves lookups.

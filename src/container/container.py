@@ -24,7 +24,7 @@ from container.errors import (
     ValidationError,
 )
 from container.graph import Graph, Node, cause, rooted
-from container.interop import is_resource, resource_shutdown
+from container.interop import include_dependency_injector, provider_binding
 from container.introspect import EMPTY, AnnotationError, parameters, type_name
 from container.lifetime import Lifetime
 from container.scope import (
@@ -149,6 +149,12 @@ def _more_telling(new: Problem, old: Problem) -> bool:
     return len(new.path) > len(old.path)
 
 
+def _binding_of(key: Any, target: Any, lifetime: Lifetime) -> Binding:
+    """``key`` bound to ``target``: another container's provider, or anything ``Binding.of``
+    takes."""
+    return provider_binding(key, target, lifetime) or Binding.of(key, target, lifetime)
+
+
 async def _create_once(
     locks: dict[Any, anyio.Lock],
     store: dict[Any, Any],
@@ -219,10 +225,10 @@ class Container:
         self, key: Any, target: Any = None, lifetime: Lifetime = Lifetime.TRANSIENT
     ) -> Binding:
         """Bind ``key`` to ``target`` (``key`` itself when omitted) with ``lifetime``."""
-        binding = Binding.of(key, key if target is None else target, lifetime)
+        binding = _binding_of(key, key if target is None else target, lifetime)
         self._set(key, binding)
-        if binding.kind.is_external and is_resource(binding.target):
-            self.on_close(resource_shutdown(binding.target))
+        if binding.on_close is not None:
+            self.on_close(binding.on_close)
         return binding
 
     def singleton(self, key: Any, target: Any = None, *, eager: bool = False) -> Binding:
@@ -315,9 +321,9 @@ class Container:
         previous = self._bindings.get(key)
         kept_lifetime = lifetime or (previous.lifetime if previous else Lifetime.TRANSIENT)
         if factory is not None:
-            binding = Binding.of(key, factory, kept_lifetime)
+            binding = _binding_of(key, factory, kept_lifetime)
         elif isinstance(replacement, type):
-            binding = Binding.of(key, replacement, kept_lifetime)
+            binding = _binding_of(key, replacement, kept_lifetime)
         elif replacement is MISSING:
             raise TypeError("override() needs a replacement value or factory=")
         else:
@@ -365,7 +371,7 @@ class Container:
             previous = derived._bindings.get(key)
             if isinstance(replacement, type):
                 lifetime = previous.lifetime if previous is not None else Lifetime.TRANSIENT
-                derived._bindings[key] = Binding.of(key, replacement, lifetime)
+                derived._bindings[key] = _binding_of(key, replacement, lifetime)
             else:
                 derived._bindings[key] = Binding.instance(key, replacement)
         derived._reset()
@@ -697,6 +703,4 @@ class Container:
 
     def include(self, source: Any) -> list[Binding]:
         """Import the providers of a ``dependency_injector`` container as bindings."""
-        from container.interop import include_dependency_injector
-
         return include_dependency_injector(self, source)
