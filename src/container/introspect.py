@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 EMPTY: Final[Any] = inspect.Parameter.empty
+"""No annotation, or no default: ``inspect.Parameter.empty`` (``Param.key``, ``Param.default``)."""
 NONE_TYPE: Final = type(None)
 
 
