@@ -100,6 +100,12 @@ def provider_binding(key: Any, target: Any, lifetime: Lifetime) -> Binding | Non
     )
 
 
+def binding_of(key: Any, target: Any, lifetime: Lifetime) -> Binding:
+    """``key`` bound to any ``target``: a provider as :func:`provider_binding` makes it,
+    anything else as ``Binding.of`` does. The container binds every target through here."""
+    return provider_binding(key, target, lifetime) or Binding.of(key, target, lifetime)
+
+
 def _unwrap_result(returns: Any) -> Any:
     """``X`` for ``Iterator[X]``, ``AsyncIterator[X]``, ``Awaitable[X]``, ``Optional[X]``,
     ``Annotated[X, ...]`` ..."""

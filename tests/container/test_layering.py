@@ -92,3 +92,12 @@ def test_only_interop_knows_dependency_injector() -> None:
         if any("dependency_injector" in text for text in _code_strings(tree))
     }
     assert knowing == {"interop"}
+
+
+def test_no_module_of_the_package_grows_much_past_400_lines() -> None:
+    long = {
+        path.name: count
+        for path in PACKAGE.glob("*.py")
+        if (count := len(path.read_text().splitlines())) > 420
+    }
+    assert long == {}
