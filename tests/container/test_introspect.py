@@ -7,8 +7,7 @@ from typing import Annotated, Any
 
 import pytest
 
-from container import Container, ProblemKind
-from container.introspect import AnnotationError, return_annotation, type_hints
+from container import AnnotationError, Container, ProblemKind, return_annotation, type_hints
 
 
 class Db:
