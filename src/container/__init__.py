@@ -1,6 +1,14 @@
 """A scoped dependency-injection container with compiled resolution plans.
 
 Knows nothing of MCP: usable on its own.
+
+Besides the container itself, the root exports what an integration (an
+adapter that calls handlers with injected parameters) reads signatures and
+graphs with: ``parameters`` and ``Param`` (a callable's parameters, annotations
+normalized to keys), ``EMPTY`` (no annotation, no default), ``type_hints`` and
+``return_annotation`` (the one reader of annotations), ``AnnotationError``,
+``type_name`` (names for messages), ``autowirable`` (may an unbound key be
+built?), and the scope levels ``APP`` and ``LEVEL_NAMES`` (``Node.level``).
 """
 
 from container.binding import Binding, ProviderKind
@@ -16,7 +24,17 @@ from container.errors import (
     ScopeError,
     ValidationError,
 )
-from container.lifetime import Lifetime
+from container.graph import autowirable
+from container.introspect import (
+    EMPTY,
+    AnnotationError,
+    Param,
+    parameters,
+    return_annotation,
+    type_hints,
+    type_name,
+)
+from container.lifetime import APP, LEVEL_NAMES, Lifetime
 from container.scope import Scope, SessionScope
 
 __all__ = [
@@ -35,4 +53,15 @@ __all__ = [
     "ScopeError",
     "SessionScope",
     "ValidationError",
+    # for integrations: reading signatures and graphs the way the container does
+    "APP",
+    "EMPTY",
+    "LEVEL_NAMES",
+    "AnnotationError",
+    "Param",
+    "autowirable",
+    "parameters",
+    "return_annotation",
+    "type_hints",
+    "type_name",
 ]

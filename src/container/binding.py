@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from container.introspect import return_annotation, type_name
 from container.lifetime import Lifetime
 
 
@@ -28,7 +29,8 @@ class ProviderKind(enum.Enum):
     """A callable returning a context manager (e.g. ``@contextmanager``): it is entered."""
     ASYNC_CONTEXT_MANAGER = "async context manager"
     EXTERNAL = "external provider"
-    """A zero-argument callable whose own dependencies are managed elsewhere."""
+    """A zero-argument callable whose own dependencies are managed elsewhere (another
+    container's provider: see ``container.interop``)."""
     ASYNC_EXTERNAL = "async external provider"
     """An external provider whose value must be awaited."""
     CONTEXT = "context value"
@@ -74,24 +76,6 @@ _ACM_ORIGINS = (
 )
 
 
-def _is_external(target: Any) -> bool:
-    return type(target).__module__.startswith("dependency_injector")
-
-
-def _return_annotation(fn: Any) -> Any:
-    """``fn``'s return annotation, evaluated when it is a string; ``None`` when unknown."""
-    try:
-        returns = inspect.get_annotations(fn, eval_str=False).get("return")
-    except TypeError:
-        return None
-    if isinstance(returns, str):
-        try:
-            returns = typing.get_type_hints(fn).get("return")
-        except Exception:  # noqa: BLE001 - an unreadable annotation only means "unknown"
-            return None
-    return returns
-
-
 def classify(target: Any) -> tuple[ProviderKind, Callable[..., Any]]:
     """The kind of a binding target, and the callable that produces its value.
 
@@ -103,11 +87,6 @@ def classify(target: Any) -> tuple[ProviderKind, Callable[..., Any]]:
     """
     if isinstance(target, type):
         return ProviderKind.CLASS, target
-    if _is_external(target):
-        from container.interop import is_async_provider
-
-        kind = ProviderKind.ASYNC_EXTERNAL if is_async_provider(target) else ProviderKind.EXTERNAL
-        return kind, target
     if not callable(target):
         raise TypeError(f"cannot bind to {target!r}: expected a class, a callable or an instance")
     if inspect.isasyncgenfunction(target):
@@ -130,8 +109,9 @@ def classify(target: Any) -> tuple[ProviderKind, Callable[..., Any]]:
             return ProviderKind.ASYNC_GENERATOR, target
         if inspect.isgeneratorfunction(call):
             return ProviderKind.GENERATOR, target
-        wrapped = call
-    returns: Any = _return_annotation(wrapped)
+    returns: Any = return_annotation(target)
+    if typing.get_origin(returns) is typing.Annotated:
+        returns = returns.__origin__
     if returns is not None:
         origin: Any = typing.get_origin(returns) or returns
         if origin in _ACM_ORIGINS:
@@ -143,8 +123,6 @@ def classify(target: Any) -> tuple[ProviderKind, Callable[..., Any]]:
 
 def _never_built(key: Any) -> Callable[[], Any]:
     def build() -> Any:
-        from container.introspect import type_name
-
         raise TypeError(f"{type_name(key)} is a context value: scopes are given it")
 
     return build
@@ -165,8 +143,15 @@ class Binding:
     kind: ProviderKind
     factory: Callable[..., Any] = field(repr=False)
     on_close: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
+    """Run when the container closes, registered by ``container.bind()`` (an external
+    provider's resource is shut down so)."""
     eager: bool = field(default=False, repr=False)
     """A singleton built by ``container.start()``, before any request needs it."""
+    caches_itself: bool = field(default=False, repr=False)
+    """The target keeps its one instance itself (and honours its own overrides): bound as a
+    singleton, it is called on every resolution instead of being cached here."""
+    release: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
+    """Called with the exit triple when the scope that built a value with it ends."""
 
     @classmethod
     def of(cls, key: Any, target: Any, lifetime: Lifetime) -> Binding:
@@ -188,8 +173,6 @@ class Binding:
         return cls(key, key, lifetime, ProviderKind.CONTEXT, _never_built(key))
 
     def __repr__(self) -> str:
-        from container.introspect import type_name
-
         return (
             f"Binding({type_name(self.key)} -> {type_name(self.target)}, "
             f"{self.lifetime.value}, {self.kind.value})"

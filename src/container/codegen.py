@@ -5,11 +5,15 @@ and returns the value. Its body is generated source in which the whole
 subgraph below the key is inlined (up to a budget): one function call per
 resolution, no signature inspection, no dispatch on lifetimes, no loops.
 Keys, factories and deeper builders are bound as globals of the function.
+Each function is named for its key (``build_Repository``) and its source is
+put in ``linecache``, so a traceback through it shows the generated lines.
 """
 
 from __future__ import annotations
 
+import hashlib
 import inspect
+import linecache
 import re
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
@@ -18,7 +22,6 @@ from typing import Any
 from container.binding import ProviderKind
 from container.errors import AsyncResolutionRequired, ContextNotGiven
 from container.graph import Node
-from container.interop import caches_itself, is_resource, resource_shutdown
 from container.introspect import type_name
 from container.lifetime import Lifetime
 from container.scope import ASYNC_EXIT, ASYNC_GENERATOR, SYNC_EXIT, SYNC_GENERATOR
@@ -57,6 +60,28 @@ _HELPERS: dict[str, Any] = {
     "ISAWAITABLE": inspect.isawaitable,
 }
 
+
+def function_name(prefix: str, key: Any) -> str:
+    """``prefix`` and ``key``'s readable name as an identifier: ``build_Repository``."""
+    words = re.sub(r"\W+", "_", type_name(key)).strip("_")[:60]
+    name = f"{prefix}_{words}"
+    return name if words and name.isidentifier() else prefix
+
+
+def _source_file(name: str, source: str) -> str:
+    """A file name for generated ``source``, registered in ``linecache`` for tracebacks.
+
+    It is named after the source's digest: the same code (the same graph
+    shape) has the same file, so recompiling adds no entry.
+    """
+    digest = hashlib.blake2b(source.encode(), digest_size=6).hexdigest()
+    filename = f"<container {name} {digest}>"
+    if filename not in linecache.cache:
+        lines = source.splitlines(keepends=True)
+        linecache.cache[filename] = (len(source), None, lines, filename)
+    return filename
+
+
 INLINE_BUDGET = 24
 """Nodes inlined into one builder; deeper ones are called through their own builder."""
 
@@ -78,9 +103,13 @@ class _Emitter:
     delegated: bool = False
     """Whether a non-singleton node was left to another builder (it checks the cache)."""
 
-    def bind(self, prefix: str, value: Any) -> str:
+    def bind(self, prefix: str, value: Any, *, named_for: Any = MISSING) -> str:
+        """A new global holding ``value``; ``named_for`` (a key or factory) makes it readable:
+        ``F3_Repository``."""
         self.counter += 1
         name = f"{prefix}{self.counter}"
+        if named_for is not MISSING:
+            name = function_name(name, named_for)
         self.namespace[name] = value
         return name
 
@@ -104,7 +133,7 @@ class _Emitter:
             return local
         if binding.kind.is_external and (
             lifetime is Lifetime.TRANSIENT
-            or (lifetime is Lifetime.SINGLETON and caches_itself(binding.target))
+            or (lifetime is Lifetime.SINGLETON and binding.caches_itself)
         ):
             # the provider keeps its own instance (and honours its overrides): call it each time
             self.construct(node, local, depth)
@@ -118,7 +147,7 @@ class _Emitter:
                     return known
                 self.fresh_singletons[key] = local
             k = self.bind("K", key)
-            builder = self.bind("B", self.builder_of(key, use_async))
+            builder = self.bind("B", self.builder_of(key, use_async), named_for=key)
             self.read_singleton(local, k, depth)
             self.emit(f"if {local} is MISSING:", depth)
             self.emit(f"    {local} = {aw}{builder}(ctx)", depth)
@@ -132,7 +161,7 @@ class _Emitter:
             return local
         if not top and self.budget <= 0:
             self.delegated = True
-            builder = self.bind("B", self.builder_of(key, use_async))
+            builder = self.bind("B", self.builder_of(key, use_async), named_for=key)
             self.emit(f"{local} = {aw}{builder}(ctx)", depth)
             return local
         self.budget -= 1
@@ -184,7 +213,7 @@ class _Emitter:
         sub.namespace.update(self.namespace_base())
         local = sub.bind("v", None)
         sub.construct(node, local, 1)
-        return sub.finish(local, name="create")
+        return sub.finish(local, name=function_name("create", node.key))
 
     def namespace_base(self) -> dict[str, Any]:
         keep = ("SINGLETONS", "MISSING", "ROOT", "SLOT", "SESSION", "ASESSION", *_HELPERS)
@@ -202,7 +231,7 @@ class _Emitter:
                 value = self.value(dep.key, depth)
             args.append(value if dep.positional else f"{dep.name}={value}")
         binding = node.binding
-        factory = self.bind("F", binding.factory)
+        factory = self.bind("F", binding.factory, named_for=binding.target)
         call = f"{factory}({', '.join(args)})"
         kind = binding.kind
         emit = self.emit
@@ -237,11 +266,11 @@ class _Emitter:
                 emit(f"    {local} = await {local}", depth)
             else:
                 emit(f"    NEEDS_AWAIT({local}, {self.bind('K', node.key)})", depth)
-            if binding.lifetime is Lifetime.SCOPED and is_resource(binding.target):
-                shutdown = self.bind("S", resource_shutdown(binding.target))
-                emit(f"ctx.exits.append(({SYNC_EXIT}, {shutdown}))", depth)
         else:
             emit(f"{local} = {call}", depth)
+        if binding.release is not None:
+            release = self.bind("S", binding.release)
+            emit(f"ctx.exits.append(({SYNC_EXIT}, {release}))", depth)
 
     def fresh_scope_path(self, key: Any) -> None:
         """Put first a path for an empty scope cache, when it saves lookups.
@@ -276,7 +305,7 @@ class _Emitter:
         else:
             lines.append(f"    return {result}")
         source = "\n".join([head, *lines])
-        exec(compile(source, f"<container {name}>", "exec"), self.namespace)
+        exec(compile(source, _source_file(name, source), "exec"), self.namespace)
         function: Callable[..., Any] = self.namespace[name]
         function.__source__ = source  # type: ignore[attr-defined]
         return function
@@ -309,4 +338,4 @@ def compile_builder(
     result = emitter.value(node.key, 1, top=True)
     if node.binding.lifetime is not Lifetime.SINGLETON and not emitter.delegated:
         emitter.fresh_scope_path(node.key)
-    return emitter.finish(result)
+    return emitter.finish(result, name=function_name("build", node.key))

@@ -1,35 +1,31 @@
-"""The container: bindings in, compiled builders and scopes out."""
+"""The container: the public face that binds keys, opens scopes and resolves.
+
+What it derives from its bindings (graph, builders, call plans, singletons)
+lives in :mod:`container.compiled`; what an override puts in, in
+:mod:`container.overrides`.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import inspect
 import threading
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, TypeVar, overload
 
-import anyio
-
 from container.binding import Binding
-from container.codegen import MISSING, AsyncBuilder, Builder, compile_builder
-from container.errors import (
-    AsyncResolutionRequired,
-    Problem,
-    ProblemKind,
-    ResolutionError,
-    ScopeError,
-    ValidationError,
-)
-from container.graph import Graph, Node, cause, rooted
-from container.interop import is_resource, resource_shutdown
-from container.introspect import EMPTY, AnnotationError, parameters, type_name
+from container.codegen import MISSING, AsyncBuilder, Builder
+from container.compiled import Compiled
+from container.errors import AsyncResolutionRequired, Problem, ValidationError
+from container.graph import Node
+from container.interop import binding_of, include_dependency_injector
 from container.lifetime import Lifetime
+from container.overrides import overridden, replacing
+from container.plans import CallPlan
 from container.scope import (
     ASYNC_EXIT,
-    NO_CONTEXT,
     SYNC_EXIT,
     Exit,
     GivenScope,
@@ -42,130 +38,6 @@ from container.scope import (
 T = TypeVar("T")
 
 _new_scope = object.__new__
-
-_KEYWORD_ONLY = 1 << 30
-_CALL_PLAN_LIMIT = 4096
-"""Call plans kept before the cache starts over (callables made per call would grow it)."""
-
-
-class _NoScopeCache(dict[Any, Any]):
-    """The cache of the root context: asking it for a scoped value is the error.
-
-    It is never empty, so builders never take their fresh-scope path with it.
-    """
-
-    def __init__(self) -> None:
-        super().__init__({_NoScopeCache: None})
-
-    def get(self, key: Any, default: Any = None) -> Any:
-        raise ScopeError(
-            f"{type_name(key)} is scoped and was resolved outside a scope; "
-            "resolve it inside `with container.scope() as scope:`"
-        )
-
-
-class _Root:
-    """The resolution context outside any scope: singletons and transients only."""
-
-    __slots__ = ("cache", "context", "exits", "session")
-
-    def __init__(self, exits: list[Exit]) -> None:
-        self.cache: dict[Any, Any] = _NoScopeCache()
-        self.exits = exits
-        self.context: Mapping[Any, Any] = NO_CONTEXT
-        self.session = self
-
-
-@dataclass(frozen=True, slots=True)
-class CallPlan:
-    """Which parameters of a callable the container fills, decided once.
-
-    ``params`` holds ``(name, index, sync_builder, async_builder)`` for
-    parameters passed by keyword: ``index`` is the parameter's position (a
-    huge number for keyword-only ones), so a caller who passes that many
-    positional arguments, or the name as a keyword, fills it instead.
-    ``positional`` holds ``(index, sync_builder, async_builder, default)``
-    for positional-only parameters, which must be passed in order: one the
-    container cannot build is passed its default. ``unresolved`` lists
-    parameters the container cannot fill and that have no default, with the
-    reasons; calling without giving them raises ``ResolutionError``.
-    """
-
-    params: tuple[tuple[str, int, Builder, AsyncBuilder | None], ...]
-    positional: tuple[tuple[int, Builder | None, AsyncBuilder | None, Any], ...] = ()
-    unresolved: tuple[tuple[str, int, tuple[Problem, ...]], ...] = ()
-    owner: str = ""
-
-    def _check_unresolved(self, given_positional: int, given: Mapping[str, Any]) -> None:
-        problems: list[Problem] = []
-        for name, index, reasons in self.unresolved:
-            if name not in given and index >= given_positional:
-                problems.extend(reasons)
-        if problems:
-            raise ResolutionError(problems, title=f"Cannot call {self.owner}")
-
-    def resolve_sync(
-        self, ctx: Any, given_positional: int, given: Mapping[str, Any]
-    ) -> tuple[list[Any], dict[str, Any]]:
-        """The positional arguments to append to the caller's and the keywords to add."""
-        if self.unresolved:
-            self._check_unresolved(given_positional, given)
-        extra = [
-            default if build is None else build(ctx)
-            for index, build, _, default in self.positional
-            if index >= given_positional
-        ]
-        return extra, {
-            name: build(ctx)
-            for name, index, build, _ in self.params
-            if index >= given_positional and name not in given
-        }
-
-    async def resolve_async(
-        self, ctx: Any, given_positional: int, given: Mapping[str, Any]
-    ) -> tuple[list[Any], dict[str, Any]]:
-        if self.unresolved:
-            self._check_unresolved(given_positional, given)
-        extra: list[Any] = []
-        for index, build, abuild, default in self.positional:
-            if index < given_positional:
-                continue
-            if abuild is not None:
-                extra.append(await abuild(ctx))
-            else:
-                extra.append(default if build is None else build(ctx))
-        values: dict[str, Any] = {}
-        for name, index, build, abuild in self.params:
-            if index < given_positional or name in given:
-                continue
-            values[name] = await abuild(ctx) if abuild is not None else build(ctx)
-        return extra, values
-
-
-def _more_telling(new: Problem, old: Problem) -> bool:
-    """A longer path shows more context; a cycle reads best as the loop alone."""
-    if new.kind is ProblemKind.CYCLE:
-        return len(new.path) < len(old.path)
-    return len(new.path) > len(old.path)
-
-
-async def _create_once(
-    locks: dict[Any, anyio.Lock],
-    store: dict[Any, Any],
-    key: Any,
-    create: Callable[[Any], Awaitable[Any]],
-    ctx: Any,
-) -> Any:
-    """``store[key]``, awaiting ``create(ctx)`` once for it under the key's own lock."""
-    lock = locks.get(key)
-    if lock is None:
-        lock = locks.setdefault(key, anyio.Lock())
-    async with lock:
-        value = store.get(key, MISSING)
-        if value is MISSING:
-            value = await create(ctx)
-            store[key] = value
-        return value
 
 
 class Container:
@@ -187,15 +59,14 @@ class Container:
 
     def __init__(self) -> None:
         self._bindings: dict[Any, Binding] = {}
-        self._singletons: dict[Any, Any] = {}
         self._exits: list[Exit] = []
-        self._root = _Root(self._exits)
         self._lock = threading.RLock()
-        self._async_locks: dict[Any, anyio.Lock] = {}
-        self._sync: dict[Any, Builder] = {}
-        self._async: dict[Any, AsyncBuilder] = {}
-        self._resolvers: dict[Any, tuple[bool, Callable[[Any], Any]]] = {}
-        self._call_plans: dict[Any, CallPlan] = {}
+        self._compiled = Compiled(self._bindings, self._lock, self._exits)
+        # the compiled side's dicts, held here too for the paths that run per resolution
+        self._singletons = self._compiled.singletons
+        self._sync = self._compiled.sync
+        self._resolvers = self._compiled.resolvers
+        self._root = self._compiled.root
         self.generation = 0
         """Counts binding changes (overrides included): plans compiled elsewhere from this
         container are stale once it differs from the value they were compiled at."""
@@ -204,11 +75,7 @@ class Container:
     def _reset(self) -> None:
         """Forget every compiled plan (the dicts are cleared in place: scopes hold them)."""
         self.generation += 1
-        self._graph = Graph(self._bindings)
-        self._sync.clear()
-        self._async.clear()
-        self._resolvers.clear()
-        self._call_plans.clear()
+        self._compiled.reset()
 
     def __repr__(self) -> str:
         return f"<Container {len(self._bindings)} bindings, {len(self._singletons)} singletons>"
@@ -219,10 +86,10 @@ class Container:
         self, key: Any, target: Any = None, lifetime: Lifetime = Lifetime.TRANSIENT
     ) -> Binding:
         """Bind ``key`` to ``target`` (``key`` itself when omitted) with ``lifetime``."""
-        binding = Binding.of(key, key if target is None else target, lifetime)
+        binding = binding_of(key, key if target is None else target, lifetime)
         self._set(key, binding)
-        if binding.kind.is_external and is_resource(binding.target):
-            self.on_close(resource_shutdown(binding.target))
+        if binding.on_close is not None:
+            self.on_close(binding.on_close)
         return binding
 
     def singleton(self, key: Any, target: Any = None, *, eager: bool = False) -> Binding:
@@ -313,18 +180,10 @@ class Container:
         created during the override are dropped when it ends.
         """
         previous = self._bindings.get(key)
-        kept_lifetime = lifetime or (previous.lifetime if previous else Lifetime.TRANSIENT)
-        if factory is not None:
-            binding = Binding.of(key, factory, kept_lifetime)
-        elif isinstance(replacement, type):
-            binding = Binding.of(key, replacement, kept_lifetime)
-        elif replacement is MISSING:
-            raise TypeError("override() needs a replacement value or factory=")
-        else:
-            binding = Binding.instance(key, replacement)
+        binding = replacing(key, previous, replacement, factory, lifetime)
         with self._lock:
             snapshot = dict(self._singletons)
-            for stale in self._dependents(key):
+            for stale in self._compiled.dependents(key):
                 self._singletons.pop(stale, None)
             self._set(key, binding)
         try:
@@ -335,23 +194,6 @@ class Container:
                 self._singletons.clear()
                 self._singletons.update(snapshot)
 
-    def _dependents(self, key: Any) -> list[Any]:
-        """The built singletons whose graph reaches ``key`` (they hold its current value)."""
-        seen: dict[Any, bool] = {}
-
-        def reaches(current: Any) -> bool:
-            if current == key:
-                return True
-            if current in seen:
-                return seen[current]
-            seen[current] = False
-            node = self._graph.node(current)
-            found = any(reaches(dep.key) for dep in node.deps if not dep.is_constant)
-            seen[current] = found
-            return found
-
-        return [k for k in self._singletons if k != key and reaches(k)]
-
     def with_overrides(self, overrides: Mapping[Any, Any]) -> Container:
         """A new container with this one's bindings, each key of ``overrides`` bound to its
         value instead (a class is bound as an implementation, keeping the lifetime).
@@ -360,14 +202,8 @@ class Container:
         """
         derived = Container()
         with self._lock:
-            derived._bindings.update(self._bindings)
-        for key, replacement in overrides.items():
-            previous = derived._bindings.get(key)
-            if isinstance(replacement, type):
-                lifetime = previous.lifetime if previous is not None else Lifetime.TRANSIENT
-                derived._bindings[key] = Binding.of(key, replacement, lifetime)
-            else:
-                derived._bindings[key] = Binding.instance(key, replacement)
+            bindings = dict(self._bindings)
+        derived._bindings.update(overridden(bindings, overrides))
         derived._reset()
         return derived
 
@@ -406,8 +242,7 @@ class Container:
     # -- analysis ------------------------------------------------------------
 
     def node(self, key: Any) -> Node:
-        with self._lock:
-            return self._graph.node(key)
+        return self._compiled.node(key)
 
     def can_resolve(self, key: Any) -> bool:
         return self.node(key).ok
@@ -418,29 +253,8 @@ class Container:
         Nothing stops at the first problem. One cause reached from several
         roots is reported once, with the longest path that leads to it.
         """
-        problems: list[Problem] = []
-        where: dict[Any, int] = {}
         with self._lock:
-            for root in roots or tuple(self._bindings):
-                for problem in self._root_problems(root):
-                    known = where.get(cause(problem))
-                    if known is None:
-                        where[cause(problem)] = len(problems)
-                        problems.append(problem)
-                    elif _more_telling(problem, problems[known]):
-                        problems[known] = problem
-        return tuple(problems)
-
-    def _root_problems(self, root: Any) -> list[Problem]:
-        if root in self._bindings or isinstance(root, type) or not callable(root):
-            return self._graph.all_problems(root)
-        name = type_name(root)
-        try:
-            params = parameters(root)
-        except (AnnotationError, ValueError, TypeError) as exc:
-            return [Problem(ProblemKind.INVALID, (name,), str(exc), "check the signature")]
-        _, problems = self._graph.dependencies(params, (name,), owner=root)
-        return problems
+            return self._compiled.graph.problems_under(roots or tuple(self._bindings))
 
     def validate(self, *roots: Any) -> None:
         """Raise ``ValidationError`` listing every problem under ``roots`` (or all bindings)."""
@@ -452,28 +266,11 @@ class Container:
 
     def builder(self, key: Any) -> Builder:
         """The compiled synchronous builder for ``key``."""
-        found = self._sync.get(key)
-        if found is not None:
-            return found
-        with self._lock:
-            return self._compile_sync(key)
+        return self._compiled.builder(key)
 
     def async_builder(self, key: Any) -> AsyncBuilder:
         """The compiled builder for ``key`` to await (sync graphs are wrapped)."""
-        found = self._async.get(key)
-        if found is not None:
-            return found
-        with self._lock:
-            node = self._ok_node(key)
-            if not node.is_async:
-                build = self._compile_sync(key)
-
-                async def run_sync(ctx: Any) -> Any:
-                    return build(ctx)
-
-                self._async[key] = run_sync
-                return run_sync
-            return self._compile_async(key)
+        return self._compiled.async_builder(key)
 
     def resolver(self, key: Any) -> tuple[bool, Callable[[Any], Any]]:
         """``(is_async, builder)`` for ``key``: await the builder's result only when async.
@@ -481,151 +278,11 @@ class Container:
         Unlike ``async_builder``, a synchronous graph is not wrapped in a
         coroutine, so ``await scope.aget(T)`` of a sync graph costs one call.
         """
-        found = self._resolvers.get(key)
-        if found is not None:
-            return found
-        with self._lock:
-            node = self._ok_node(key)
-            entry = (
-                (True, self._compile_async(key))
-                if node.is_async
-                else (False, self._compile_sync(key))
-            )
-            self._resolvers[key] = entry
-            return entry
-
-    def _ok_node(self, key: Any) -> Node:
-        node = self._graph.node(key)
-        if not node.ok:
-            problems = rooted(node.problems, key)
-            raise ResolutionError(problems, title=f"Cannot resolve {type_name(key)}")
-        return node
-
-    def _compile_sync(self, key: Any) -> Builder:
-        found = self._sync.get(key)
-        if found is not None:
-            return found
-        node = self._ok_node(key)
-        if node.is_async:
-            name = type_name(key)
-
-            def needs_await(ctx: Any) -> Any:
-                raise AsyncResolutionRequired(
-                    f"{name} has an async factory in its graph; use `await scope.aget({name})`"
-                )
-
-            self._sync[key] = needs_await
-            return needs_await
-        built = self._generate(node, is_async=False)
-        self._sync[key] = built
-        return built
-
-    def _compile_async(self, key: Any) -> AsyncBuilder:
-        found = self._async.get(key)
-        if found is not None:
-            return found
-        node = self._ok_node(key)
-        built = self._generate(node, is_async=True)
-        self._async[key] = built
-        return built
-
-    def _generate(self, node: Node, *, is_async: bool) -> Callable[..., Any]:
-        return compile_builder(
-            node,
-            node_of=self._graph.node,
-            builder_of=self._builder_of,
-            is_async=is_async,
-            singletons=self._singletons,
-            singleton_slot=self._async_singleton_slot if is_async else self._singleton_slot,
-            session_slots=(self._session_slot, self._async_session_slot),
-            root=self._root,
-        )
-
-    def _builder_of(self, key: Any, is_async: bool) -> Any:
-        return self._compile_async(key) if is_async else self._compile_sync(key)
-
-    def _singleton_slot(self, key: Any, create: Builder, root: Any) -> Any:
-        with self._lock:
-            value = self._singletons.get(key, MISSING)
-            if value is MISSING:
-                value = create(root)
-                self._singletons[key] = value
-            return value
-
-    async def _async_singleton_slot(
-        self, key: Any, create: Callable[[Any], Awaitable[Any]], root: Any
-    ) -> Any:
-        return await _create_once(self._async_locks, self._singletons, key, create, root)
-
-    def _session_slot(self, ctx: Any, key: Any, create: Builder) -> Any:
-        """The session's value for ``key``, created once (under a lock) in the session."""
-        session = ctx.session
-        try:
-            return session.cache[key]
-        except KeyError:
-            pass
-        with self._lock:
-            value = session.cache.get(key, MISSING)  # outside a scope, or closed: refused
-            if value is MISSING:
-                value = create(session)
-                session.cache[key] = value
-            return value
-
-    async def _async_session_slot(
-        self, ctx: Any, key: Any, create: Callable[[Any], Awaitable[Any]]
-    ) -> Any:
-        session = ctx.session
-        try:
-            return session.cache[key]
-        except KeyError:
-            pass
-        locks: dict[Any, anyio.Lock] | None = getattr(session, "_locks", None)
-        if locks is None:  # a scope that is its own session: created like a scoped value
-            session.cache.get(key)  # outside a scope, or closed: refused
-            value = await create(session)
-            session.cache[key] = value
-            return value
-        return await _create_once(locks, session.cache, key, create, session)
+        return self._compiled.resolver(key)
 
     def call_plan(self, fn: Callable[..., Any]) -> CallPlan:
         """Which parameters of ``fn`` are injected; computed once per callable."""
-        cache_key = getattr(fn, "__func__", fn), getattr(fn, "__self__", None) is not None
-        found = self._call_plans.get(cache_key)
-        if found is not None:
-            return found
-        with self._lock:
-            name = type_name(fn)
-            params: list[tuple[str, int, Builder, AsyncBuilder | None]] = []
-            positional: list[tuple[int, Builder | None, AsyncBuilder | None, Any]] = []
-            unresolved: list[tuple[str, int, tuple[Problem, ...]]] = []
-            for index, param in enumerate(parameters(fn)):
-                if param.variadic:
-                    continue
-                position = _KEYWORD_ONLY if param.kind is inspect.Parameter.KEYWORD_ONLY else index
-                positional_only = param.kind is inspect.Parameter.POSITIONAL_ONLY
-                if param.key is EMPTY or not self._graph.resolvable(param.key):
-                    if param.has_default or param.optional:
-                        if positional_only:
-                            default = param.default if param.has_default else None
-                            positional.append((index, None, None, default))
-                        continue
-                    _, problems = self._graph.dependencies([param], (name,), owner=fn)
-                    unresolved.append((param.name, position, tuple(problems)))
-                    if positional_only:
-                        positional.append((index, None, None, None))
-                    continue
-                sync_builder = self._compile_sync(param.key)
-                is_async = self._graph.node(param.key).is_async
-                async_builder = self._compile_async(param.key) if is_async else None
-                if positional_only:
-                    positional.append((index, sync_builder, async_builder, None))
-                else:
-                    params.append((param.name, position, sync_builder, async_builder))
-            plan = CallPlan(tuple(params), tuple(positional), tuple(unresolved), name)
-            if len(self._call_plans) >= _CALL_PLAN_LIMIT:
-                self._call_plans.clear()
-            self._call_plans[cache_key] = plan
-            return plan
+        return self._compiled.call_plan(fn)
 
     # -- scopes and lifecycle -------------------------------------------------------
 
@@ -697,6 +354,4 @@ class Container:
 
     def include(self, source: Any) -> list[Binding]:
         """Import the providers of a ``dependency_injector`` container as bindings."""
-        from container.interop import include_dependency_injector
-
         return include_dependency_injector(self, source)

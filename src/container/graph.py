@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -326,3 +326,39 @@ class Graph:
 
     def all_problems(self, key: Any) -> list[Problem]:
         return rooted(list(self.node(key).problems), key)
+
+    def problems_under(self, roots: Iterable[Any]) -> tuple[Problem, ...]:
+        """Every problem under ``roots`` (keys or callables), each cause reported once.
+
+        A cause reached from several roots keeps its longest path (a cycle:
+        its shortest, the loop alone).
+        """
+        problems: list[Problem] = []
+        where: dict[Any, int] = {}
+        for root in roots:
+            for problem in self._root_problems(root):
+                known = where.get(cause(problem))
+                if known is None:
+                    where[cause(problem)] = len(problems)
+                    problems.append(problem)
+                elif _more_telling(problem, problems[known]):
+                    problems[known] = problem
+        return tuple(problems)
+
+    def _root_problems(self, root: Any) -> list[Problem]:
+        if root in self._bindings or isinstance(root, type) or not callable(root):
+            return self.all_problems(root)
+        name = type_name(root)
+        try:
+            params = parameters(root)
+        except (AnnotationError, ValueError, TypeError) as exc:
+            return [Problem(ProblemKind.INVALID, (name,), str(exc), "check the signature")]
+        _, problems = self.dependencies(params, (name,), owner=root)
+        return problems
+
+
+def _more_telling(new: Problem, old: Problem) -> bool:
+    """A longer path shows more context; a cycle reads best as the loop alone."""
+    if new.kind is ProblemKind.CYCLE:
+        return len(new.path) < len(old.path)
+    return len(new.path) > len(old.path)

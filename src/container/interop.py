@@ -1,6 +1,9 @@
 """Importing the providers of a ``dependency_injector`` container as bindings.
 
-Each provider becomes an external binding: resolving it calls the provider,
+The only module that knows ``dependency_injector``: a provider becomes an
+ordinary :class:`Binding` of kind ``EXTERNAL`` (or ``ASYNC_EXTERNAL``) whose
+fields say what the rest of the container needs to know (``caches_itself``,
+``on_close``, ``release``). Resolving it calls the provider,
 so the source container's overrides are honoured. Providers that keep their
 own instance (``Singleton`` and friends, ``Object``, ``Resource``) are called
 every time; a provider that does not (``Factory``, ``Callable``) bound with a
@@ -17,14 +20,24 @@ import collections.abc
 import contextlib
 import inspect
 import typing
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
-from container.binding import Binding
+from container.binding import Binding, ProviderKind
+from container.introspect import return_annotation
 from container.lifetime import Lifetime
 
-if TYPE_CHECKING:
-    from container.container import Container
+
+class Registry(Protocol):
+    """What including a source needs of a container (``Container`` is one)."""
+
+    @property
+    def bindings(self) -> Mapping[Any, Binding]: ...
+
+    def bind(self, key: Any, target: Any = None, lifetime: Lifetime = ...) -> Binding: ...
+
+    def on_close(self, callback: Callable[[], Any]) -> None: ...
+
 
 _ITERATORS = frozenset(
     {
@@ -52,23 +65,53 @@ def _resources() -> Any:
     return resources
 
 
+def _from_dependency_injector(target: Any) -> bool:
+    """Whether ``target`` comes from ``dependency_injector`` (checked without importing it)."""
+    return type(target).__module__.startswith("dependency_injector")
+
+
 def is_provider(target: Any) -> bool:
     """Whether ``target`` is a ``dependency_injector`` provider."""
-    if not type(target).__module__.startswith("dependency_injector"):
-        return False
-    return isinstance(target, _providers().Provider)
+    return _from_dependency_injector(target) and isinstance(target, _providers().Provider)
 
 
-def _returns(fn: Any) -> Any:
-    try:
-        return typing.get_type_hints(fn).get("return")
-    except Exception:  # noqa: BLE001 - an unreadable annotation just means "not revealed"
+def provider_binding(key: Any, target: Any, lifetime: Lifetime) -> Binding | None:
+    """``key`` bound to ``target`` when it comes from ``dependency_injector``, else ``None``.
+
+    The binding calls the provider, with nothing injected by this container.
+    A provider that keeps its own instance is called on every resolution
+    (``caches_itself``); a resource is shut down when the container closes
+    (``on_close``), and a scoped one also when the scope that used it ends
+    (``release``).
+    """
+    if not _from_dependency_injector(target):
         return None
+    kind = ProviderKind.ASYNC_EXTERNAL if is_async_provider(target) else ProviderKind.EXTERNAL
+    shutdown = resource_shutdown(target) if is_resource(target) else None
+    return Binding(
+        key,
+        target,
+        lifetime,
+        kind,
+        target,
+        on_close=shutdown,
+        caches_itself=caches_itself(target),
+        release=shutdown if lifetime is Lifetime.SCOPED else None,
+    )
+
+
+def binding_of(key: Any, target: Any, lifetime: Lifetime) -> Binding:
+    """``key`` bound to any ``target``: a provider as :func:`provider_binding` makes it,
+    anything else as ``Binding.of`` does. The container binds every target through here."""
+    return provider_binding(key, target, lifetime) or Binding.of(key, target, lifetime)
 
 
 def _unwrap_result(returns: Any) -> Any:
-    """``X`` for ``Iterator[X]``, ``AsyncIterator[X]``, ``Awaitable[X]``, ``Optional[X]`` ..."""
+    """``X`` for ``Iterator[X]``, ``AsyncIterator[X]``, ``Awaitable[X]``, ``Optional[X]``,
+    ``Annotated[X, ...]`` ..."""
     origin = typing.get_origin(returns)
+    if origin is typing.Annotated:
+        return _unwrap_result(returns.__origin__)
     args = typing.get_args(returns)
     if origin in _ITERATORS and args:
         return _unwrap_result(args[-1] if origin is collections.abc.Coroutine else args[0])
@@ -77,8 +120,12 @@ def _unwrap_result(returns: Any) -> Any:
     return returns
 
 
+def _unwrap_annotated(returns: Any) -> Any:
+    return returns.__origin__ if typing.get_origin(returns) is typing.Annotated else returns
+
+
 def _resource_class_type(cls: Any) -> Any:
-    returns = _unwrap_result(_returns(cls.init))
+    returns = _unwrap_result(return_annotation(cls.init))
     if isinstance(returns, type):
         return returns
     for base in getattr(cls, "__orig_bases__", ()):
@@ -125,7 +172,7 @@ def _provided_type(provider: Any) -> Any | None:
             return None
         return provides
     if callable(provides):
-        returns = _unwrap_result(_returns(provides))
+        returns = _unwrap_result(return_annotation(provides))
         return returns if isinstance(returns, type) else None
     return None
 
@@ -176,7 +223,7 @@ def _async_resource(provides: Any) -> bool:
     # generator functions are kept wrapped as (async) context managers: look through that
     if inspect.isasyncgenfunction(inspect.unwrap(provides)):
         return True
-    returns = typing.get_origin(_returns(provides))
+    returns = typing.get_origin(_unwrap_annotated(return_annotation(provides)))
     return returns in (
         collections.abc.AsyncIterator,
         collections.abc.AsyncGenerator,
@@ -203,7 +250,7 @@ def is_async_provider(provider: Any) -> bool:
     return False
 
 
-def include_dependency_injector(container: Container, source: Any) -> list[Binding]:
+def include_dependency_injector(container: Registry, source: Any) -> list[Binding]:
     """Bind every provider of ``source`` whose type is known; return the bindings made.
 
     Keys that are bound already keep their binding (explicit binds win, and

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 EMPTY: Final[Any] = inspect.Parameter.empty
+"""No annotation, or no default: ``inspect.Parameter.empty`` (``Param.key``, ``Param.default``)."""
 NONE_TYPE: Final = type(None)
 
 
@@ -75,27 +76,81 @@ def normalize(annotation: Any) -> tuple[Any, bool, tuple[Any, ...]]:
     return annotation, False, metadata
 
 
-def _annotated_target(fn: Any) -> Any:
-    """The object whose ``__annotations__`` describe ``fn``'s parameters."""
-    while isinstance(fn, functools.partial):
-        fn = fn.func
-    if inspect.isfunction(fn) or inspect.ismethod(fn) or isinstance(fn, type):
+def annotated_callable(fn: Any) -> Any:
+    """The object whose annotations describe what calling ``fn`` takes and returns.
+
+    ``functools.partial`` layers and decorators (``__wrapped__``) are looked
+    through; a class is read as itself (its own annotations: say its
+    ``__init__`` for what constructing it takes); a callable instance is read
+    through ``type(fn).__call__``.
+    """
+    while True:
+        while isinstance(fn, functools.partial):
+            fn = fn.func
+        unwrapped = inspect.unwrap(fn)
+        if unwrapped is fn:
+            break
+        fn = unwrapped
+    if inspect.isroutine(fn) or isinstance(fn, type) or not callable(fn):
         return fn
-    return type(fn).__call__ if callable(fn) else fn
+    return type(fn).__call__
 
 
-def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
-    target = _annotated_target(fn)
+def type_hints(fn: Any, *, strict: bool = True) -> dict[str, Any]:
+    """The evaluated annotations of callable ``fn``, ``Annotated`` extras kept.
+
+    String annotations (``from __future__ import annotations``) are evaluated
+    in ``fn``'s module. When one cannot be (a name that is not importable, a
+    string that is not an expression), ``strict`` raises ``AnnotationError``
+    naming ``fn``; with ``strict=False`` the answer is ``{}``. An object that
+    carries no readable annotations (a builtin) has none: ``{}``.
+
+    >>> def greet(name: "str", times: int = 1) -> str: ...
+    >>> type_hints(greet)
+    {'name': <class 'str'>, 'times': <class 'int'>, 'return': <class 'str'>}
+    """
+    target = annotated_callable(fn)
     try:
         return typing.get_type_hints(target, include_extras=True)
-    except TypeError:
-        return dict(getattr(target, "__annotations__", None) or {})
-    except NameError as exc:
-        name = getattr(fn, "__qualname__", repr(fn))
+    except (NameError, AttributeError, SyntaxError) as exc:
+        if not strict:
+            return {}
+        name = getattr(fn, "__qualname__", None) or repr(fn)
         raise AnnotationError(
             f"cannot evaluate the annotations of {name}: {exc}; "
             "define the annotated types at module level or import them"
         ) from exc
+    except TypeError:
+        if not strict:
+            return {}
+        # not a function, class or module: its raw annotations, if it has any
+        return dict(getattr(target, "__annotations__", None) or {})
+
+
+def return_annotation(fn: Any) -> Any:
+    """What ``fn`` is annotated to return (evaluated, ``Annotated`` kept); ``None`` when
+    unannotated or unreadable. An annotation of ``None`` reads as ``type(None)``.
+
+    Only a string annotation is evaluated, so another parameter's unimportable
+    annotation does not hide a return annotation that is a real object.
+
+    >>> def count() -> "int": ...
+    >>> return_annotation(count)
+    <class 'int'>
+    >>> return_annotation(lambda: 0) is None
+    True
+    """
+    target = annotated_callable(fn)
+    try:
+        annotations = inspect.get_annotations(target)
+    except TypeError:  # nothing that carries annotations
+        return None
+    if "return" not in annotations:
+        return None
+    returns = annotations["return"]
+    if isinstance(returns, str):
+        return type_hints(target, strict=False).get("return")
+    return NONE_TYPE if returns is None else returns
 
 
 def _no_init(init: Any) -> bool:
@@ -131,7 +186,7 @@ def parameters(fn: Callable[..., Any], *, skip_self: bool = False) -> list[Param
     else:
         target = fn
     signature = inspect.signature(target, follow_wrapped=True)
-    hints = _hints(inspect.unwrap(target))
+    hints = type_hints(target)
     result: list[Param] = []
     for index, param in enumerate(signature.parameters.values()):
         if skip_self and index == 0 and param.kind is not inspect.Parameter.KEYWORD_ONLY:

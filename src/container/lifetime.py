@@ -40,6 +40,7 @@ class Lifetime(enum.Enum):
 
 
 APP, SESSION, REQUEST = 0, 1, 2
+"""The scope levels (``Lifetime.level``, ``Node.level``): the container, a session, a request."""
 _LEVELS = {
     Lifetime.SINGLETON: APP,
     Lifetime.SESSION: SESSION,
@@ -47,3 +48,4 @@ _LEVELS = {
     Lifetime.TRANSIENT: -1,
 }
 LEVEL_NAMES = {APP: "the container", SESSION: "a session", REQUEST: "a request"}
+"""How messages name the scope of each level."""

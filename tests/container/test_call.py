@@ -153,9 +153,9 @@ def test_call_with_async_dependency_needs_acall(container: Container) -> None:
 def test_plans_for_callables_made_per_call_do_not_pile_up(
     container: Container, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import container.container as module
+    import container.compiled as module
 
-    monkeypatch.setattr(module, "_CALL_PLAN_LIMIT", 3)
+    monkeypatch.setattr(module, "CALL_PLAN_LIMIT", 3)
     with container.scope() as scope:
         for i in range(10):
 
@@ -163,4 +163,4 @@ def test_plans_for_callables_made_per_call_do_not_pile_up(
                 return value
 
             assert scope.call(handler) == i
-    assert len(container._call_plans) <= 3
+    assert len(container._compiled.call_plans) <= 3

@@ -1,6 +1,8 @@
 """Compiled builders: graphs deeper than the inline budget, scopes that already hold
 values, and caches that must refuse every lookup."""
 
+import re
+import traceback
 from typing import Any
 
 import pytest
@@ -127,3 +129,60 @@ def test_failing_singleton_factory_error_carries_no_lookup_error() -> None:
         with pytest.raises(ValueError, match="broken") as caught:
             container.get(key)
         assert caught.value.__context__ is None
+
+
+class Settings:
+    pass
+
+
+class Exploding:
+    def __init__(self, settings: Settings) -> None:
+        raise RuntimeError("no connection")
+
+
+class Service:
+    def __init__(self, exploding: Exploding) -> None:
+        self.exploding = exploding
+
+
+async def open_exploding(settings: Settings) -> Exploding:
+    raise RuntimeError("no connection")
+
+
+def _builder_frame(error: BaseException, name: str) -> traceback.FrameSummary:
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.name == name]
+    assert len(frames) == 1, [f.name for f in traceback.extract_tb(error.__traceback__)]
+    return frames[0]
+
+
+def test_a_traceback_through_a_builder_names_it_and_shows_its_generated_line() -> None:
+    container = Container()
+    container.singleton(Settings)
+    container.scoped(Exploding)
+    container.scoped(Service)
+    with container.scope() as scope, pytest.raises(RuntimeError) as raised:
+        scope.get(Service)
+    text = "".join(traceback.format_exception(raised.value))
+    frame = _builder_frame(raised.value, "build_Service")
+    assert frame.filename.startswith("<container build_Service ")
+    source = container.builder(Service).__source__
+    assert source.startswith("def build_Service(ctx):")
+    call = source.splitlines()[(frame.lineno or 0) - 1].strip()
+    assert frame.line == call
+    assert "_Exploding(" in call  # the factory's global is named for it
+    assert f"in build_Service\n    {call}\n" in text
+
+
+@pytest.mark.anyio
+async def test_an_async_builder_and_a_singleton_creator_are_named_too() -> None:
+    container = Container()
+    container.singleton(Settings)
+    container.singleton(Exploding, open_exploding)
+    container.scoped(Service)
+    async with container.scope() as scope:
+        with pytest.raises(RuntimeError) as raised:
+            await scope.aget(Service)
+    text = "".join(traceback.format_exception(raised.value))
+    frame = _builder_frame(raised.value, "create_Exploding")
+    assert "in create_Exploding" in text
+    assert re.fullmatch(r"return await F\d+_open_exploding\(v\d+\)", frame.line or "")

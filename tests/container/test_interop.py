@@ -315,3 +315,16 @@ def test_context_local_resource_is_scoped_and_shut_down_with_the_scope() -> None
     assert transaction.done
     with container.scope() as scope:
         assert scope.get(Transaction) is not transaction
+
+
+def test_a_provider_given_to_override_is_called_like_a_bound_one() -> None:
+    source = Services()
+    container = Container()
+    container.singleton(Mailer)
+    with container.override(Mailer, factory=source.mailer) as binding:
+        assert binding.caches_itself
+        assert container.get(Mailer) is source.mailer()
+        fake = Mailer()
+        with source.mailer.override(fake):
+            assert container.get(Mailer) is fake  # called each time: the source's override shows
+    assert container.get(Mailer) is not source.mailer()
