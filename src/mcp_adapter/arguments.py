@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import functools
 import inspect
-import typing
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -25,9 +23,16 @@ from pydantic.fields import FieldInfo
 from starlette.requests import Request as HttpRequest
 from typing_extensions import is_typeddict
 
-from container import Container, Problem
-from container.graph import autowirable
-from container.introspect import EMPTY, AnnotationError, Param, parameters, type_name
+from container import (
+    EMPTY,
+    AnnotationError,
+    Container,
+    Param,
+    Problem,
+    autowirable,
+    parameters,
+    type_name,
+)
 from mcp_adapter import scope_context
 from mcp_adapter.errors import problem
 from mcp_adapter.handlers import reroot
@@ -172,17 +177,3 @@ def arguments_model(
         problems.append(problem((label,), f"the arguments of {label} are not valid: {exc}"))
         return None
     return model
-
-
-def type_hints(function: Callable[..., Any]) -> dict[str, Any]:
-    """``typing.get_type_hints`` with extras, or ``{}`` when they cannot be read."""
-    target: Any = function
-    while isinstance(target, functools.partial):
-        target = target.func
-    target = inspect.unwrap(target)
-    if not inspect.isroutine(target):
-        target = inspect.getattr_static(type(target), "__call__", target)
-    try:
-        return typing.get_type_hints(target, include_extras=True)
-    except Exception:  # noqa: BLE001 - unreadable hints were reported by parameters()
-        return {}

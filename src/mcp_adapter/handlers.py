@@ -13,8 +13,16 @@ from typing import Any, cast
 import anyio.to_thread
 from starlette.requests import Request as HttpRequest
 
-from container import Container, Problem, ProviderKind
-from container.introspect import EMPTY, AnnotationError, Param, parameters, type_name
+from container import (
+    EMPTY,
+    AnnotationError,
+    Container,
+    Param,
+    Problem,
+    ProviderKind,
+    parameters,
+    type_name,
+)
 from mcp_adapter import scope_context
 from mcp_adapter.errors import HttpRequestUnavailable, problem
 from mcp_adapter.interrupts import in_thread

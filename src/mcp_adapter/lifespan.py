@@ -18,9 +18,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from container import Container, Problem
-from container.introspect import type_name
-from container.lifetime import APP, LEVEL_NAMES
+from container import APP, LEVEL_NAMES, Container, Problem, type_name
 from mcp_adapter.errors import problem
 from mcp_adapter.handlers import Source, plan_handler
 

@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from container import Container, Problem
-from container.introspect import AnnotationError, parameters
+from container import AnnotationError, Container, Problem, parameters
 from mcp_adapter.errors import problem
 from mcp_adapter.handlers import HandlerPlan, plan_function
 from mcp_adapter.request import McpRequest

@@ -10,8 +10,7 @@ from mcp import types
 from mcp.server.mcpserver import ResourceSecurity
 from mcp.shared.uri_template import InvalidUriTemplate, UriTemplate
 
-from container import Container, Problem
-from container.introspect import EMPTY
+from container import EMPTY, Container, Problem
 from mcp_adapter.catalog import CompiledPrompt, CompiledResource
 from mcp_adapter.compile_parts import (
     builder,

@@ -19,7 +19,7 @@ import pydantic_core
 from mcp import types
 from mcp.server.mcpserver.utilities.types import Audio, Image
 
-from container.introspect import EMPTY
+from container import EMPTY
 from mcp_adapter.response import McpResponse
 
 _BLOCK_TYPES: tuple[type, ...] = typing.get_args(types.ContentBlock)

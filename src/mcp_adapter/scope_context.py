@@ -17,8 +17,7 @@ from typing import Any
 from mcp.server.auth.provider import AccessToken
 from starlette.requests import Request as HttpRequest
 
-from container import Container, Lifetime, Problem, ProviderKind
-from container.introspect import type_name
+from container import Container, Lifetime, Problem, ProviderKind, type_name
 from mcp_adapter.context import access_token
 from mcp_adapter.errors import problem
 from mcp_adapter.request import Identity, McpRequest

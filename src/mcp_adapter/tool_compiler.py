@@ -19,10 +19,9 @@ from typing import Any
 import pydantic
 from mcp import types
 
-from container import Container, Problem
-from container.introspect import EMPTY
+from container import EMPTY, Container, Problem, type_hints
 from mcp_adapter.annotations import to_protocol_annotations
-from mcp_adapter.arguments import arguments_model, split_parameters, type_hints
+from mcp_adapter.arguments import arguments_model, split_parameters
 from mcp_adapter.catalog import CompiledTool, Hooks
 from mcp_adapter.compile_parts import (
     builder,
@@ -236,7 +235,7 @@ def spec_description(spec: Any) -> str | None:
 def _output(
     handler: Callable[..., Any], label: str, problems: list[Problem]
 ) -> Contract[Any] | None:
-    declared = output_annotation(type_hints(handler).get("return", EMPTY))
+    declared = output_annotation(type_hints(handler, strict=False).get("return", EMPTY))
     if declared is None:
         return None
     try:

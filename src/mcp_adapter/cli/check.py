@@ -6,8 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from container import Container, Lifetime, Problem
-from container.introspect import type_name
+from container import Container, Lifetime, Problem, type_name
 from mcp_adapter.catalog import Catalog
 from mcp_adapter.cli.loading import load_container, load_servable
 from mcp_adapter.cli.serve import add_container_option
