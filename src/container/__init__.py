@@ -23,6 +23,7 @@ from container.errors import (
     ResolutionError,
     ScopeError,
     ValidationError,
+    render_problems,
 )
 from container.graph import autowirable
 from container.introspect import (
@@ -49,6 +50,7 @@ __all__ = [
     "ProblemKind",
     "ProviderKind",
     "ResolutionError",
+    "render_problems",
     "Scope",
     "ScopeError",
     "SessionScope",

@@ -43,6 +43,13 @@ class Problem:
         return self.render()
 
 
+def render_problems(title: str, problems: Sequence[Problem]) -> str:
+    """``title: N problems`` and each problem rendered below it (what a report prints)."""
+    count = len(problems)
+    head = f"{title}: {count} problem{'s' if count != 1 else ''}"
+    return "\n".join([head, *(f"  {p.render()}" for p in problems)])
+
+
 class ContainerError(Exception):
     """Base class of every error raised by the container."""
 
@@ -52,9 +59,7 @@ class ResolutionError(ContainerError):
 
     def __init__(self, problems: Sequence[Problem], *, title: str = "Cannot resolve") -> None:
         self.problems: tuple[Problem, ...] = tuple(problems)
-        count = len(self.problems)
-        head = f"{title}: {count} problem{'s' if count != 1 else ''}"
-        super().__init__("\n".join([head, *(f"  {p.render()}" for p in self.problems)]))
+        super().__init__(render_problems(title, self.problems))
 
 
 class ValidationError(ResolutionError):

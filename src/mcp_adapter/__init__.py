@@ -6,7 +6,14 @@ from mcp_adapter.annotations import ToolAnnotations
 from mcp_adapter.catalog import Catalog
 from mcp_adapter.compiler import compile_server
 from mcp_adapter.components import Prompt, PromptArgument, Resource, Server, Tool
-from mcp_adapter.errors import CompileError, Forbidden, NotFound, Refusal, ToolError
+from mcp_adapter.errors import (
+    CompileError,
+    Forbidden,
+    McpAdapterError,
+    NotFound,
+    Refusal,
+    ToolError,
+)
 from mcp_adapter.extensions import (
     TOOLS,
     McpExtension,
@@ -17,6 +24,7 @@ from mcp_adapter.extensions import (
     tool,
 )
 from mcp_adapter.lifespan import StartupError
+from mcp_adapter.middleware import Call, Middleware, Next
 from mcp_adapter.request import Identity, McpRequest
 from mcp_adapter.response import McpResponse
 from mcp_adapter.sdk import build_sdk_server
@@ -35,7 +43,11 @@ __all__ = [
     "TOOLS",
     "Catalog",
     "Compilable",
+    "Call",
     "CompileError",
+    "McpAdapterError",
+    "Middleware",
+    "Next",
     "Forbidden",
     "NotFound",
     "Refusal",

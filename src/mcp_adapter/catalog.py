@@ -15,6 +15,7 @@ from starlette.requests import Request as HttpRequest
 
 from container import Container
 from mcp_adapter.components import PromptArgument
+from mcp_adapter.errors import McpAdapterError
 from mcp_adapter.handlers import HandlerPlan
 from mcp_adapter.lifespan import CompiledLifespan
 from mcp_adapter.middleware import Layer
@@ -232,5 +233,5 @@ class Catalog:
         )
 
 
-class UnknownToolsetError(ValueError):
+class UnknownToolsetError(McpAdapterError, ValueError):
     """A client or an operator asked for a toolset no extension contributed."""

@@ -26,6 +26,7 @@ from mcp_adapter.context import is_modern, snapshot
 from mcp_adapter.errors import (
     Refusal,
     forbidden,
+    incident_of,
     logger,
     new_incident,
     refused,
@@ -252,8 +253,8 @@ class DispatchCore:
 
     @staticmethod
     def _incident(what: str, name: str, error: BaseException) -> str:
-        """Log ``error`` with its traceback under a new incident id, and return the id."""
-        incident = new_incident()
+        """Log ``error`` with its traceback under its incident id, and return the id."""
+        incident = incident_of(error)
         logger.error("%s %r failed (incident %s)", what, name, incident, exc_info=error)
         return incident
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 from collections.abc import Sequence
@@ -9,7 +10,7 @@ from collections.abc import Sequence
 from mcp import MCPError
 from mcp.types import INTERNAL_ERROR, INVALID_PARAMS
 
-from container import Problem, ProblemKind, ResolutionError
+from container import Problem, ProblemKind, render_problems
 
 logger = logging.getLogger("mcp_adapter")
 
@@ -20,11 +21,19 @@ RESOURCE_NOT_FOUND = -32002
 which answers ``INVALID_PARAMS`` with ``data.uri``: see ``resource_not_found``)."""
 
 
-class CompileError(ResolutionError):
-    """A server declaration cannot be compiled; ``problems`` lists every reason at once."""
+class McpAdapterError(Exception):
+    """Base class of every exception the adapter defines: what it raises to its callers
+    (``CompileError``, ...) and the ``Refusal``s a handler raises for a safe answer."""
+
+
+class CompileError(McpAdapterError):
+    """A server declaration cannot be compiled; ``problems`` lists every reason at once,
+    each with its path and hint (the container's ``Problem``, rendered the same way)."""
 
     def __init__(self, server_name: str, problems: Sequence[Problem]) -> None:
-        super().__init__(problems, title=f"Cannot compile {server_name}")
+        self.server_name = server_name
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        super().__init__(render_problems(f"Cannot compile {server_name}", self.problems))
 
 
 def problem(path: Sequence[str], message: str, hint: str = "") -> Problem:
@@ -35,6 +44,23 @@ def problem(path: Sequence[str], message: str, hint: str = "") -> Problem:
 def new_incident() -> str:
     """A short random id that ties a client-visible failure to a server-side log entry."""
     return secrets.token_hex(6)
+
+
+_INCIDENT = "__mcp_incident__"
+
+
+def incident_of(error: BaseException) -> str:
+    """The incident id of ``error``: given once, the first time anyone asks, and kept on the
+    exception, so middleware that saw the failure (an access log) and the answer the client
+    gets name the same incident."""
+    found = getattr(error, _INCIDENT, None)
+    if isinstance(found, str):
+        return found
+    incident = new_incident()
+    # an exception type with __slots__ cannot keep it: each asker then gets a fresh id
+    with contextlib.suppress(AttributeError, TypeError):
+        setattr(error, _INCIDENT, incident)
+    return incident
 
 
 def unknown(kind: str, name: str) -> MCPError:
@@ -55,7 +81,7 @@ def forbidden(kind: str, name: str) -> MCPError:
     return MCPError(AUTHORIZATION_ERROR, f"Not authorized to use {kind} {name}")
 
 
-class Refusal(Exception):
+class Refusal(McpAdapterError):
     """Raised by a handler, a hook or any service below them to give the caller a safe
     answer instead of an incident. Use one of the three kinds below."""
 
@@ -95,13 +121,13 @@ def refused(kind: str, name: str, refusal: Refusal) -> MCPError:
     return MCPError(INTERNAL_ERROR, str(refusal))
 
 
-class HttpRequestUnavailable(RuntimeError):
+class HttpRequestUnavailable(McpAdapterError, RuntimeError):
     """A handler asked for the HTTP request on a transport that has none."""
 
 
-class HandlerResultError(TypeError):
+class HandlerResultError(McpAdapterError, TypeError):
     """A handler returned something the adapter does not turn into a result."""
 
 
-class OutputContractError(ValueError):
+class OutputContractError(McpAdapterError, ValueError):
     """A successful result does not satisfy the tool's declared output contract."""

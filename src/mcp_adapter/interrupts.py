@@ -17,6 +17,8 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from mcp_adapter.errors import McpAdapterError
+
 
 def _task_is_cancelled() -> bool:
     try:
@@ -37,7 +39,7 @@ def cancelled_for_real(error: BaseException) -> bool:
     return _task_is_cancelled()
 
 
-class HandlerExited(RuntimeError):
+class HandlerExited(McpAdapterError, RuntimeError):
     """A sync handler raised ``GeneratorExit`` in its worker thread (the cause).
 
     Delivered through a future, ``GeneratorExit`` would be thrown into the

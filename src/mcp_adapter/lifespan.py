@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from container import APP, LEVEL_NAMES, Container, Problem, type_name
-from mcp_adapter.errors import problem
+from mcp_adapter.errors import McpAdapterError, problem
 from mcp_adapter.handlers import Source, plan_handler
 
 LIFESPAN = "lifespan"
 
 
-class StartupError(Exception):
+class StartupError(McpAdapterError):
     """Start-up failed: an eager singleton or ``Server.lifespan`` raised (the ``__cause__``)."""
 
 

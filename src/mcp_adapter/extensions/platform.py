@@ -12,7 +12,7 @@ from mcp_adapter.catalog import Catalog, CompiledTool
 from mcp_adapter.compile_parts import declared_name, owner_of
 from mcp_adapter.compiler import compile_server
 from mcp_adapter.components import Server
-from mcp_adapter.errors import CompileError, problem
+from mcp_adapter.errors import CompileError, McpAdapterError, problem
 from mcp_adapter.extensions import amend
 from mcp_adapter.extensions.extension import McpExtension
 from mcp_adapter.extensions.points import POINTS, TOOL_EXTENSIONS, TOOLS, Contribution
@@ -24,7 +24,7 @@ ENTRY_POINT_GROUP: Final = "mcp_adapter.extensions"
 """The entry-point group installed distributions list their extensions under."""
 
 
-class ExtensionLoadError(RuntimeError):
+class ExtensionLoadError(McpAdapterError, RuntimeError):
     """An installed entry point could not be loaded or did not yield an ``McpExtension``."""
 
 

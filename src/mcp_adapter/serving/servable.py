@@ -8,6 +8,7 @@ from container import Container
 from mcp_adapter.catalog import Catalog
 from mcp_adapter.compiler import compile_server
 from mcp_adapter.components import Server
+from mcp_adapter.errors import McpAdapterError
 
 
 @runtime_checkable
@@ -21,7 +22,7 @@ Servable: TypeAlias = type[Server] | Catalog | Compilable
 """Accepted by every serving helper and by the CLI."""
 
 
-class NotServableError(TypeError):
+class NotServableError(McpAdapterError, TypeError):
     """The object given is neither a ``Server`` class, a ``Catalog`` nor a ``Compilable``."""
 
 
