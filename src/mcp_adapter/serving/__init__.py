@@ -9,7 +9,8 @@ from mcp_adapter.serving.events import (
     SessionEventStore,
     StoredEvent,
 )
-from mcp_adapter.serving.http import http_app, mcp_lifespan, run_mcp_apps, transport_security
+from mcp_adapter.serving.host_security import transport_security
+from mcp_adapter.serving.http import http_app, mcp_lifespan, run_mcp_apps
 from mcp_adapter.serving.lifespan import serve_lifespan
 from mcp_adapter.serving.limits import HttpLimits
 from mcp_adapter.serving.servable import Compilable, NotServableError, Servable, catalog_of
