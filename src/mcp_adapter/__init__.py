@@ -21,7 +21,10 @@ from mcp_adapter.request import Identity, McpRequest
 from mcp_adapter.response import McpResponse
 from mcp_adapter.sdk import build_sdk_server
 from mcp_adapter.serving import (
+    BearerAuth,
     Compilable,
+    HttpLimits,
+    Resumability,
     Servable,
     http_app,
     mcp_lifespan,
@@ -33,12 +36,15 @@ from mcp_adapter.serving import (
 
 __all__ = [
     "TOOLS",
+    "BearerAuth",
     "Catalog",
     "Compilable",
     "CompileError",
     "Forbidden",
+    "HttpLimits",
     "NotFound",
     "Refusal",
+    "Resumability",
     "ToolError",
     "Icon",
     "Identity",
