@@ -3,8 +3,9 @@
 The SDK gives one ``EventStore`` to every session of an app and never tells it
 which session is calling: ``store_event(stream_id, message)`` gets the JSON-RPC
 request id (or the GET stream's key) as ``stream_id``, which two sessions share
-as soon as they both send request ``1``. So the store the user passes to
-:func:`~mcp_adapter.serving.http_app` is a :class:`SessionEventStore`, and every
+as soon as they both send request ``1``. So the store the user gives
+:func:`~mcp_adapter.serving.http_app` (in :class:`Resumability`) is a
+:class:`SessionEventStore`, and every
 session gets its own view of it (:meth:`SessionEventStore.open_session`, done by
 :mod:`mcp_adapter.serving.session_events`). A view:
 
