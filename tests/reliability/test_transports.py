@@ -332,3 +332,10 @@ def test_http_with_the_wrong_content_type_is_refused(http: str) -> None:
             response = client.post(http, content=body, headers=headers)
             assert response.status_code in (400, 415)
             assert not leaks(response.text)
+
+
+def test_an_sse_answer_is_decoded_with_unicode_line_separators_in_its_data() -> None:
+    message = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "data": "a\x85b\u2028c"}}
+    body = f"event: message\r\ndata: {json.dumps(message, ensure_ascii=False)}\r\n\r\n"
+    answer = httpx2.Response(200, headers={"content-type": "text/event-stream"}, text=body)
+    assert decoded(answer) == message
