@@ -9,7 +9,7 @@ from starlette.applications import Starlette
 
 from container import Container
 from mcp_adapter import http_app
-from mcp_adapter.serving import InMemoryEventStore
+from mcp_adapter.serving import InMemoryEventStore, Resumability
 
 
 def create_app(host: str = "127.0.0.1") -> Starlette:
@@ -17,8 +17,7 @@ def create_app(host: str = "127.0.0.1") -> Starlette:
         ConformanceServer,
         Container(),
         stateless=False,
-        event_store=InMemoryEventStore(),
-        retry_interval=500,
+        resumability=Resumability(InMemoryEventStore(), retry_interval=500),
         configure=configure,
         host=host,
     )

@@ -29,7 +29,10 @@ from mcp_adapter.request import Identity, McpRequest
 from mcp_adapter.response import McpResponse
 from mcp_adapter.sdk import build_sdk_server
 from mcp_adapter.serving import (
+    BearerAuth,
     Compilable,
+    HttpLimits,
+    Resumability,
     Servable,
     http_app,
     mcp_lifespan,
@@ -41,6 +44,7 @@ from mcp_adapter.serving import (
 
 __all__ = [
     "TOOLS",
+    "BearerAuth",
     "Catalog",
     "Compilable",
     "Call",
@@ -49,8 +53,10 @@ __all__ = [
     "Middleware",
     "Next",
     "Forbidden",
+    "HttpLimits",
     "NotFound",
     "Refusal",
+    "Resumability",
     "ToolError",
     "Icon",
     "Identity",

@@ -1,13 +1,28 @@
 """What the adapter reads of the ``mcp`` SDK beyond its public API, in one place.
 
-Each function names the private attribute it reads and the SDK version it was
+Each piece names the private attribute it reads and the SDK version it was
 checked against; an SDK upgrade that moves one fails here, not deep in a call.
+The module-level names (``mcp.server.stdio``'s, the session manager's methods)
+are checked when this module is imported, so a moved one fails the import;
+the instance attributes (``_connection``, ``_server_instances``,
+``_event_store``) are read only here.
+
+Not here: ``mcp_adapter.extensions.put_on_server`` reads ``MCPServer``'s
+``_tool_manager._tools`` and builds tools with ``model_construct``. The
+uvicorn and sse-starlette reach-ins are in :mod:`mcp_adapter.serving.internals`.
 """
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable, Set
 from importlib.metadata import version
-from typing import Any
+from typing import IO, Any
+
+from mcp.server import stdio as sdk_stdio
+from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
+from mcp.server.streamable_http import StreamableHTTPServerTransport
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 CHECKED_AGAINST = "2.3.0"
 SDK_VERSION = version("mcp")
@@ -21,6 +36,22 @@ if SDK_VERSION != CHECKED_AGAINST:  # pragma: no cover - the lock pins the check
         stacklevel=2,
     )
 
+_PRIVATE_NAMES: tuple[tuple[Any, str], ...] = (
+    (sdk_stdio, "_claim_fd"),
+    (sdk_stdio, "_open_stdin_diversion"),
+    (sdk_stdio, "_UnownedTextWrapper"),
+    (StreamableHTTPSessionManager, "_admit_session"),
+    (StreamableHTTPSessionManager, "_discard_session"),
+)
+_missing = [
+    f"{owner.__name__}.{name}" for owner, name in _PRIVATE_NAMES if not hasattr(owner, name)
+]
+if _missing:  # pragma: no cover - the lock pins the checked version
+    raise ImportError(
+        f"mcp {SDK_VERSION} has no {', '.join(_missing)}, which mcp_adapter.sdk_compat uses"
+        f" (checked against mcp {CHECKED_AGAINST})"
+    )
+
 
 def connection_of(ctx: Any) -> Any:
     """The SDK ``Connection`` a request arrived on (``None`` when it has none).
@@ -32,3 +63,66 @@ def connection_of(ctx: Any) -> Any:
     """
     session = getattr(ctx, "session", None)
     return getattr(session, "_connection", None)
+
+
+def claim_stdin() -> tuple[IO[str], Callable[[], None] | None]:
+    """The process's stdin as the SDK's ``stdio_server`` claims it, as text, and its release.
+
+    ``mcp.server.stdio._claim_fd`` (with ``_open_stdin_diversion``, mcp 2.3.0)
+    serves the wire from a private duplicate of fd 0 while fd 0 points at the
+    null device, and raises on a second concurrent claim;
+    ``_UnownedTextWrapper`` decodes it without closing the buffer it does not
+    own. The release (``None`` when nothing is to restore) points fd 0 back.
+    """
+    buffer, release = sdk_stdio._claim_fd(0, sys.stdin, "rb", sdk_stdio._open_stdin_diversion)
+    text = sdk_stdio._UnownedTextWrapper(buffer, encoding="utf-8", errors="replace")
+    return text, release
+
+
+def open_session_ids(manager: StreamableHTTPSessionManager) -> Set[str]:
+    """The ids of the sessions ``manager`` holds open now (gone once DELETEd or expired).
+
+    ``StreamableHTTPSessionManager._server_instances`` (mcp 2.3.0): the table of
+    live sessions, which the SDK prunes on DELETE and expiry.
+    """
+    return manager._server_instances.keys()
+
+
+def set_event_store(transport: StreamableHTTPServerTransport, store: Any) -> None:
+    """Give one transport its own event store (``StreamableHTTPServerTransport._event_store``).
+
+    Only before the transport has handled anything; see :class:`SessionHooksManager`.
+    """
+    transport._event_store = store
+
+
+class SessionHooksManager(StreamableHTTPSessionManager):
+    """The SDK's session manager, telling a subclass when a stateful session opens and ends.
+
+    Overrides the private ``_admit_session`` (which creates a session's
+    transport) and ``_discard_session`` (which the SDK calls however a session
+    ends: DELETE, idle timeout, crash, failed opening), mcp 2.3.0, and calls
+    :meth:`session_opened` and :meth:`session_closed` from them.
+    """
+
+    def session_opened(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
+        """A session's transport was created and has handled nothing yet."""
+
+    async def session_closed(self, session_id: str) -> None:
+        """A session ended, after the SDK discarded it (even when that failed)."""
+
+    def _admit_session(
+        self, requestor: AuthorizationContext | None
+    ) -> StreamableHTTPServerTransport | None:
+        transport = super()._admit_session(requestor)
+        if transport is not None and transport.mcp_session_id is not None:
+            self.session_opened(transport.mcp_session_id, transport)
+        return transport
+
+    async def _discard_session(
+        self, session_id: str, transport: StreamableHTTPServerTransport
+    ) -> None:
+        try:
+            await super()._discard_session(session_id, transport)
+        finally:
+            await self.session_closed(session_id)

@@ -23,7 +23,7 @@ class Admin(McpExtension):
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_toolsets_over_http_and_the_http_request_injected(mode: str) -> None:
-    app = http_app(Platform([Sandboxes(), Admin()]), Container(), anonymous=True)
+    app = http_app(Platform([Sandboxes(), Admin()]), Container())
     with serve_app(app) as base:
         async with connect(f"{base}/mcp", mode, headers={"x-agent": "probe"}) as client:
             assert await tool_names(client) == ["launch_sandbox", "whoami"]

@@ -247,7 +247,7 @@ async def test_the_http_request_is_injected_into_middleware_over_http() -> None:
         return {**(await call_next(call)), "agent": http.headers.get("x-agent", "")}
 
     platform = Platform([Admin(), Stack("agents", ToolExtension("whoami", middleware=agent))])
-    app = http_app(platform, Container(), anonymous=True)
+    app = http_app(platform, Container())
     with serve_app(app) as base:
         for mode in ("auto", "legacy"):
             async with connect(f"{base}/mcp", mode, headers={"x-agent": "probe"}) as client:

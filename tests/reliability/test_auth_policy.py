@@ -19,7 +19,7 @@ from mcp.server.auth.provider import AccessToken
 
 from container import Container
 from mcp_adapter import McpRequest, McpResponse, Server, Tool
-from mcp_adapter.serving import http_app
+from mcp_adapter.serving import BearerAuth, http_app
 from tests.reliability.conftest import ERAS
 from tests.reliability.fuzz import MODERN, envelope
 from tests.reliability.transports import decoded, http_headers
@@ -83,9 +83,7 @@ def served(request: pytest.FixtureRequest) -> Iterator[tuple[str, bool]]:
     app = http_app(
         Guarded,
         Container(),
-        token_verifier=ScopedTokens(),
-        required_scopes=("admin",),
-        anonymous=request.param,
+        auth=BearerAuth(ScopedTokens(), required_scopes=("admin",), anonymous=request.param),
     )
     with serve_app(app) as base:
         yield f"{base}/mcp", request.param
@@ -118,9 +116,9 @@ def test_the_issuer_is_published_exactly_as_configured(issuer: str) -> None:
     app = http_app(
         Guarded,
         Container(),
-        token_verifier=ScopedTokens(),
-        resource_server_url="http://127.0.0.1/mcp",
-        issuer_url=issuer,
+        auth=BearerAuth(
+            ScopedTokens(), resource_server_url="http://127.0.0.1/mcp", issuer_url=issuer
+        ),
     )
     with serve_app(app) as base:
         metadata = httpx2.get(f"{base}/.well-known/oauth-protected-resource/mcp", timeout=30)

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from container import Container
 from mcp_adapter import McpRequest, McpResponse, Prompt, Resource, Server, Tool
 from mcp_adapter.extensions import McpExtension, Platform, tool
-from mcp_adapter.serving import TOOLSETS_HEADER, http_app
+from mcp_adapter.serving import TOOLSETS_HEADER, BearerAuth, http_app
 from mcp_adapter.testing import McpTestClient
 from tests.reliability.conftest import BOUNDED, ERAS
 from tests.reliability.fuzz import MODERN, envelope
@@ -222,7 +222,7 @@ def test_hidden_answers_exactly_like_absent_and_forbidden_says_so(era: str) -> N
 
 @pytest.fixture(scope="module")
 def guarded() -> Iterator[str]:
-    app = http_app(GuardedServer, Container(), json_response=True, token_verifier=NamedTokens())
+    app = http_app(GuardedServer, Container(), json_response=True, auth=BearerAuth(NamedTokens()))
     with serve_app(app) as base:
         yield f"{base}/mcp"
 

@@ -19,7 +19,7 @@ import pytest
 from mcp import Client
 
 from mcp_adapter import build_sdk_server, compile_server
-from mcp_adapter.serving import http_app
+from mcp_adapter.serving import BearerAuth, http_app
 from mcp_adapter.testing import McpTestClient
 from tests.reliability.conftest import ERAS
 from tests.reliability.fuzz import MODERN, envelope
@@ -183,16 +183,15 @@ def ledger() -> Ledger:
 
 @pytest.fixture
 def served(ledger: Ledger) -> Iterator[str]:
-    app = http_app(
-        LoadServer, build_container(ledger), json_response=True, token_verifier=NamedTokens()
-    )
+    auth = BearerAuth(NamedTokens())
+    app = http_app(LoadServer, build_container(ledger), json_response=True, auth=auth)
     with serve_app(app) as base:
         yield f"{base}/mcp"
 
 
 @pytest.fixture
 def served_sse(ledger: Ledger) -> Iterator[str]:
-    app = http_app(LoadServer, build_container(ledger), token_verifier=NamedTokens())
+    app = http_app(LoadServer, build_container(ledger), auth=BearerAuth(NamedTokens()))
     with serve_app(app) as base:
         yield f"{base}/mcp"
 

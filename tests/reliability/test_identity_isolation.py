@@ -21,7 +21,7 @@ from starlette.requests import Request
 from container import Container
 from mcp_adapter import McpRequest, McpResponse, Server, Tool
 from mcp_adapter.request import Identity
-from mcp_adapter.serving import http_app
+from mcp_adapter.serving import BearerAuth, http_app
 from schemas import Schema
 from tests.reliability.conftest import ERAS
 from tests.reliability.fuzz import MODERN
@@ -103,8 +103,7 @@ def served() -> Iterator[str]:
     app = http_app(
         IdentityServer,
         Container(),
-        token_verifier=NamedTokens(),
-        anonymous=True,
+        auth=BearerAuth(NamedTokens(), anonymous=True),
         json_response=False,
     )
     with serve_app(app) as base:

@@ -21,7 +21,7 @@ from mcp.server.request_state import RequestStateSecurity
 
 from container import Container
 from mcp_adapter import McpRequest, McpResponse, Server, Tool, compile_server
-from mcp_adapter.serving import http_app
+from mcp_adapter.serving import BearerAuth, http_app
 from mcp_adapter.testing import McpTestClient
 from schemas import Schema
 from tests.reliability.fuzz import MODERN, envelope
@@ -313,7 +313,7 @@ async def test_2025_an_answer_outside_the_schema_is_asked_again() -> None:
 def served() -> Iterator[str]:
     container = Container()
     container.instance(Calls, Calls())
-    app = http_app(Desk, container, token_verifier=NamedTokens(), anonymous=True)
+    app = http_app(Desk, container, auth=BearerAuth(NamedTokens(), anonymous=True))
     with serve_app(app) as base:
         yield f"{base}/mcp"
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
 
 import httpx2
 import pytest
@@ -20,7 +19,7 @@ from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.types import PROTOCOL_VERSION_META_KEY
 
 from container import Container
-from mcp_adapter.serving import http_app
+from mcp_adapter.serving import HttpLimits, http_app
 from tests.reliability.conftest import BOUNDED, ERAS
 from tests.reliability.fuzz import (
     LEGACY,
@@ -298,8 +297,9 @@ def test_http_refuses_a_body_over_the_limit_before_buffering_it(http: str, era: 
 
 def test_http_body_limit_can_be_configured() -> None:
     limit = 64 * 1024
-    options: dict[str, Any] = {"json_response": True, "max_request_body_size": limit}
-    app = http_app(FuzzServer, Container(), **options)
+    app = http_app(
+        FuzzServer, Container(), json_response=True, limits=HttpLimits(max_body_size=limit)
+    )
     with serve_app(app) as base:
         text = json.dumps(
             {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "p" * limit}}
@@ -332,3 +332,10 @@ def test_http_with_the_wrong_content_type_is_refused(http: str) -> None:
             response = client.post(http, content=body, headers=headers)
             assert response.status_code in (400, 415)
             assert not leaks(response.text)
+
+
+def test_an_sse_answer_is_decoded_with_unicode_line_separators_in_its_data() -> None:
+    message = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "data": "a\x85b\u2028c"}}
+    body = f"event: message\r\ndata: {json.dumps(message, ensure_ascii=False)}\r\n\r\n"
+    answer = httpx2.Response(200, headers={"content-type": "text/event-stream"}, text=body)
+    assert decoded(answer) == message

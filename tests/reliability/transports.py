@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import queue
+import re
 import subprocess
 import sys
 import threading
@@ -157,13 +158,18 @@ def http_headers(text: str, era: str) -> dict[str, str]:
     return headers
 
 
+SSE_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+"""What ends a line of an SSE stream, and nothing else (the HTML standard's event-stream)."""
+
+
 def decoded(response: httpx2.Response) -> dict[str, Any] | None:
     """The JSON-RPC message in an HTTP answer: a JSON body or the last SSE ``data:`` line."""
     text = response.text
     if not text.strip():
         return None
     if response.headers.get("content-type", "").startswith("text/event-stream"):
-        data = [line[5:].strip() for line in text.splitlines() if line.startswith("data:")]
+        lines = SSE_LINE_BREAK.split(text)  # not splitlines(): U+0085 or U+2028 may be data
+        data = [line[5:].strip() for line in lines if line.startswith("data:")]
         messages = [json.loads(d) for d in data if d]
         answers = [m for m in messages if "method" not in m]
         return answers[-1] if answers else None

@@ -55,9 +55,9 @@ def test_the_default_config_carries_the_limits() -> None:
 
 
 def test_explicit_limits_reach_the_config() -> None:
-    app = http_app(
-        AuditServer, Container(), header_timeout=3, max_connections=50, keep_alive_timeout=2
-    )
+    limits = HttpLimits(header_timeout=3, max_connections=50, keep_alive_timeout=2)
+    app = http_app(AuditServer, Container(), limits=limits)
+    assert app.state.mcp_http_limits is limits
     config = uvicorn_config(app, log_level="warning")
     assert (config.mcp_header_timeout, config.mcp_max_connections) == (3, 50)
     assert (config.limit_concurrency, config.timeout_keep_alive) == (50, 2)

@@ -18,7 +18,7 @@ from mcp import types
 from mcp.server.streamable_http import EventId, EventMessage, EventStore, StreamId
 
 from mcp_adapter import http_app
-from mcp_adapter.serving import InMemoryEventStore, SessionEvents
+from mcp_adapter.serving import InMemoryEventStore, Resumability, SessionEvents
 from mcp_adapter.serving.events import EVENT_OVERHEAD
 from tests.serving.clients import connect
 from tests.serving.harness import serve_app
@@ -164,9 +164,9 @@ def test_limits_are_checked() -> None:
     assert InMemoryEventStore().log.max_bytes <= 64 * 1024 * 1024
 
 
-def test_an_event_store_needs_sessions() -> None:
+def test_resumability_needs_sessions() -> None:
     with pytest.raises(ValueError, match="stateless=False"):
-        http_app(DemoServer, build_container(), event_store=InMemoryEventStore())
+        http_app(DemoServer, build_container(), resumability=Resumability(InMemoryEventStore()))
 
 
 class SharedStore(EventStore):
@@ -179,7 +179,13 @@ class SharedStore(EventStore):
 
 def test_a_store_shared_by_all_sessions_is_refused() -> None:
     with pytest.raises(TypeError, match="SessionEventStore"):
-        http_app(DemoServer, build_container(), stateless=False, event_store=SharedStore())  # type: ignore[arg-type]
+        Resumability(SharedStore())  # type: ignore[arg-type]
+
+
+def test_a_retry_interval_is_not_negative() -> None:
+    with pytest.raises(ValueError, match="milliseconds"):
+        Resumability(InMemoryEventStore(), retry_interval=-1)
+    assert Resumability(InMemoryEventStore(), retry_interval=0).retry_interval == 0
 
 
 def test_session_views_are_sdk_event_stores() -> None:
@@ -306,7 +312,7 @@ class TwoSessions:
 @pytest.fixture
 def two() -> Iterator[TwoSessions]:
     store = InMemoryEventStore()
-    app = http_app(DemoServer, build_container(), stateless=False, event_store=store)
+    app = http_app(DemoServer, build_container(), stateless=False, resumability=Resumability(store))
     with serve_app(app) as base, httpx2.Client(timeout=WAIT, headers=HEADERS) as http:
         url = f"{base}/mcp"
         sessions = {}
@@ -351,3 +357,15 @@ async def test_over_http_an_ended_session_leaves_no_events(two: TwoSessions) -> 
             await anyio.sleep(0.01)
     for event_id in ids_of(bob_events):
         assert await two.store.log.locate(event_id) is not None
+
+
+def test_over_http_the_priming_event_carries_the_retry_interval() -> None:
+    resumable = Resumability(InMemoryEventStore(), retry_interval=250)
+    app = http_app(DemoServer, build_container(), stateless=False, resumability=resumable)
+    with serve_app(app) as base, httpx2.Client(timeout=WAIT, headers=HEADERS) as http:
+        url = f"{base}/mcp"
+        session = open_session(http, url)
+        body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+        answer = http.post(url, json=body, headers={"mcp-session-id": session})
+    assert answer.status_code == 200, answer.text
+    assert "retry: 250" in answer.text.splitlines(), answer.text

@@ -15,7 +15,15 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Mount, Route
 
 from container import Container
-from mcp_adapter import Catalog, compile_server, http_app, mcp_lifespan, run_mcp_apps
+from mcp_adapter import (
+    BearerAuth,
+    Catalog,
+    HttpLimits,
+    compile_server,
+    http_app,
+    mcp_lifespan,
+    run_mcp_apps,
+)
 from mcp_adapter.serving import NotServableError, catalog_of
 from tests.serving.apps import StaticVerifier
 from tests.serving.clients import CALL_TIMEOUT, MODES, connect, tool_names
@@ -79,10 +87,12 @@ async def test_protected_resource_metadata_is_advertised() -> None:
     app = http_app(
         DemoServer,
         build_container(),
-        token_verifier=StaticVerifier(),
-        required_scopes=("read",),
-        resource_server_url="http://127.0.0.1/mcp",
-        issuer_url="https://auth.example.com",
+        auth=BearerAuth(
+            StaticVerifier(),
+            required_scopes=("read",),
+            resource_server_url="http://127.0.0.1/mcp",
+            issuer_url="https://auth.example.com",
+        ),
     )
     with serve_app(app) as base:
         async with httpx2.AsyncClient(timeout=CALL_TIMEOUT) as http:
@@ -97,17 +107,18 @@ async def test_protected_resource_metadata_is_advertised() -> None:
 
 def test_resource_url_needs_an_issuer() -> None:
     with pytest.raises(ValueError, match="needs issuer_url"):
-        http_app(
-            DemoServer,
-            build_container(),
-            token_verifier=StaticVerifier(),
-            resource_server_url="http://127.0.0.1/mcp",
-        )
+        BearerAuth(StaticVerifier(), resource_server_url="http://127.0.0.1/mcp")
 
 
-def test_scopes_without_a_verifier_are_refused() -> None:
-    with pytest.raises(ValueError, match="need a token_verifier"):
-        http_app(DemoServer, build_container(), required_scopes=("read",))
+def test_auth_needs_a_verifier_and_keeps_its_scopes_as_a_tuple() -> None:
+    with pytest.raises(TypeError, match="verify_token"):
+        BearerAuth(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="not one string"):
+        BearerAuth(StaticVerifier(), required_scopes="read")
+    auth = BearerAuth(StaticVerifier(), required_scopes=["read", "write"])
+    assert auth.required_scopes == ("read", "write")
+    assert "required_scopes=('read', 'write'), anonymous=False" in repr(auth)
+    assert auth == BearerAuth(auth.token_verifier, required_scopes=("read", "write"))
 
 
 LIMIT = 2048
@@ -115,8 +126,8 @@ LIMIT = 2048
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_the_body_limit_is_configurable(mode: str) -> None:
-    """Bodies over ``max_request_body_size`` are 413, declared or streamed; smaller ones pass."""
-    app = http_app(DemoServer, build_container(), max_request_body_size=LIMIT)
+    """Bodies over ``max_body_size`` are 413, declared or streamed; smaller ones pass."""
+    app = http_app(DemoServer, build_container(), limits=HttpLimits(max_body_size=LIMIT))
     assert app.state.mcp_session_manager.max_request_body_size == LIMIT
     pad = '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"'
     over = pad + "p" * LIMIT + '"}}'
@@ -138,8 +149,8 @@ async def test_the_body_limit_is_configurable(mode: str) -> None:
 
 
 def test_the_body_limit_must_be_positive() -> None:
-    with pytest.raises(ValueError, match="max_request_body_size"):
-        http_app(DemoServer, build_container(), max_request_body_size=0)
+    with pytest.raises(ValueError, match="max_body_size must be a positive number of bytes"):
+        HttpLimits(max_body_size=0)
 
 
 class Compiles:

@@ -13,9 +13,9 @@ from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
 from container import Container
-from mcp_adapter.serving import http as http_module
-from mcp_adapter.serving import http_app
-from mcp_adapter.serving.http import CancelOnDisconnect, CleanInvalidRequests, RefuseInvalidIds
+from mcp_adapter.serving import disconnect, http_app
+from mcp_adapter.serving.disconnect import CancelOnDisconnect
+from mcp_adapter.serving.invalid_requests import CleanInvalidRequests, RefuseInvalidIds
 from tests.reliability.fuzz import LEGACY, MODERN, envelope
 from tests.reliability.loadapp import Ledger, LoadServer, build_container
 from tests.reliability.servers import FuzzServer
@@ -71,7 +71,7 @@ async def read_body(receive: Receive) -> bytes:
 def watcher(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Both ways CancelOnDisconnect watches: a plain asyncio task, or (under trio) a task group."""
     if request.param == "task group":
-        monkeypatch.setattr(http_module, "_asyncio_loop", lambda: None)
+        monkeypatch.setattr(disconnect, "_asyncio_loop", lambda: None)
     return str(request.param)
 
 

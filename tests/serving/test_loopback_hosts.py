@@ -6,10 +6,12 @@ import json
 
 import httpx2
 import pytest
+from mcp.server.transport_security import TransportSecuritySettings
 
-from mcp_adapter.serving import transport_security
+from mcp_adapter.serving import default_transport_security, http_app
+from tests.serving.apps import AuditServer, build_container
 from tests.serving.clients import connect, tool_names
-from tests.serving.harness import serve_http
+from tests.serving.harness import serve_app, serve_http
 from tests.serving.rawhttp import INITIALIZE, POST_HEADERS, address
 
 AUDIT = ["tests.serving.apps:AuditServer", "--container", "tests.serving.apps:build_container"]
@@ -17,7 +19,7 @@ AUDIT = ["tests.serving.apps:AuditServer", "--container", "tests.serving.apps:bu
 
 @pytest.mark.parametrize("host", ["127.0.0.2", "127.255.0.9", "::1", "localhost", "127.0.0.1"])
 def test_every_loopback_host_is_protected_and_allowed(host: str) -> None:
-    settings = transport_security(host)
+    settings = default_transport_security(host)
     assert settings is not None
     assert settings.enable_dns_rebinding_protection
     shown = f"[{host}]" if ":" in host else host
@@ -26,8 +28,8 @@ def test_every_loopback_host_is_protected_and_allowed(host: str) -> None:
 
 
 def test_other_hosts_are_left_alone() -> None:
-    assert transport_security("0.0.0.0") is None
-    assert transport_security("example.com") is None
+    assert default_transport_security("0.0.0.0") is None
+    assert default_transport_security("example.com") is None
 
 
 @pytest.mark.anyio
@@ -50,3 +52,23 @@ async def test_serving_on_127_0_0_2_answers_it_and_refuses_a_foreign_host() -> N
             )
         assert foreign.status_code == 421
         assert evil_origin.status_code == 403
+
+
+@pytest.mark.anyio
+async def test_given_settings_replace_the_hosts_default_and_the_app_keeps_its_own_copy() -> None:
+    settings = TransportSecuritySettings(allowed_hosts=["mcp.example.com"])
+    app = http_app(AuditServer, build_container(), host="127.0.0.1", transport_security=settings)
+    settings.allowed_hosts.append("127.0.0.1:*")  # too late: the app has its copy
+    assert app.state.mcp_session_manager.security_settings.allowed_hosts == ["mcp.example.com"]
+    with serve_app(app) as base:
+        async with httpx2.AsyncClient(timeout=10) as http:
+            named = await http.post(
+                f"{base}/mcp",
+                content=json.dumps(INITIALIZE),
+                headers={**POST_HEADERS, "Host": "mcp.example.com"},
+            )
+            loopback = await http.post(
+                f"{base}/mcp", content=json.dumps(INITIALIZE), headers=POST_HEADERS
+            )
+    assert named.status_code == 200
+    assert loopback.status_code == 421  # the loopback default is not added to the given lists

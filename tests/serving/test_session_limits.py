@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import httpx2
 import pytest
 
-from mcp_adapter.serving import http_app
+from mcp_adapter.serving import HttpLimits, http_app
 from tests.serving.apps import AuditServer, build_container
 from tests.serving.harness import Served, serve_app, serve_http
 from tests.serving.rawhttp import SESSION, close_session, open_session, refusal
@@ -85,7 +85,8 @@ def _client_from(source: str) -> httpx2.Client:
 
 
 def test_sessions_per_address_are_capped() -> None:
-    app = http_app(AuditServer, build_container(), stateless=False, max_sessions_per_client=1)
+    limits = HttpLimits(max_sessions_per_client=1)
+    app = http_app(AuditServer, build_container(), stateless=False, limits=limits)
     with serve_app(app) as base, _client_from("127.0.0.1") as one, _client_from("127.0.0.2") as two:
         url = f"{base}/mcp"
         first = open_session(one, url)
@@ -97,9 +98,8 @@ def test_sessions_per_address_are_capped() -> None:
 
 
 def test_an_expired_session_frees_its_place() -> None:
-    app = http_app(
-        AuditServer, build_container(), stateless=False, max_sessions=1, session_idle_timeout=0.5
-    )
+    limits = HttpLimits(max_sessions=1, session_idle_timeout=0.5)
+    app = http_app(AuditServer, build_container(), stateless=False, limits=limits)
     with serve_app(app) as base, httpx2.Client(timeout=10) as http:
         url = f"{base}/mcp"
         first = open_session(http, url)

@@ -12,7 +12,7 @@ from typing import Any
 
 import anyio
 from mcp.server.request_state import RequestStateSecurity
-from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
 from starlette.applications import Starlette
 
 from container import Container
@@ -29,7 +29,14 @@ from mcp_adapter.cli.loading import load_container, load_instance, load_servable
 from mcp_adapter.cli.options import ENV_VAR, ServeOptions
 from mcp_adapter.errors import CompileError
 from mcp_adapter.lifespan import StartupError
-from mcp_adapter.serving import NotServableError, catalog_of, http_app, serve_stdio
+from mcp_adapter.serving import (
+    BearerAuth,
+    HttpLimits,
+    NotServableError,
+    catalog_of,
+    http_app,
+    serve_stdio,
+)
 from mcp_adapter.serving.lifespan import serve_lifespan
 from mcp_adapter.serving.signals import HeldSignals
 from mcp_adapter.serving.stdio import refuse_http_only
@@ -266,28 +273,30 @@ def app_of(
     if options.auth is not None:
         verifier = load_instance(options.auth, "token verifier", "verify_token")
     try:
+        body = {} if options.max_body_size is None else {"max_body_size": options.max_body_size}
         return http_app(
             catalog,
             container,
             path=options.path,
             stateless=not options.stateful,
             json_response=options.json_response,
-            token_verifier=verifier,
-            required_scopes=options.scopes,
-            anonymous=options.anonymous,
-            resource_server_url=options.resource_url,
-            issuer_url=options.issuer_url,
-            host=options.host,
-            allowed_hosts=options.allowed_hosts,
-            max_request_body_size=(
-                DEFAULT_MAX_REQUEST_BODY_SIZE
-                if options.max_body_size is None
-                else options.max_body_size
+            auth=None
+            if verifier is None
+            else BearerAuth(
+                verifier,
+                required_scopes=options.scopes,
+                anonymous=options.anonymous,
+                resource_server_url=options.resource_url,
+                issuer_url=options.issuer_url,
             ),
+            host=options.host,
+            transport_security=None
+            if options.allowed_hosts is None
+            else TransportSecuritySettings(allowed_hosts=list(options.allowed_hosts)),
+            limits=HttpLimits(**limit_kwargs(options), **body),
             request_state_security=request_state_security(options.request_state_keys),
             close_container=run_lifespan,
             run_lifespan=run_lifespan,
-            **limit_kwargs(options),
         )
     except ValueError as exc:
         raise CliError(str(exc)) from exc

@@ -5,11 +5,13 @@ from mcp_adapter.serving.events import (
     EventLog,
     InMemoryEventLog,
     InMemoryEventStore,
+    Resumability,
     SessionEvents,
     SessionEventStore,
     StoredEvent,
 )
-from mcp_adapter.serving.http import http_app, mcp_lifespan, run_mcp_apps, transport_security
+from mcp_adapter.serving.host_security import default_transport_security
+from mcp_adapter.serving.http import http_app, mcp_lifespan, run_mcp_apps
 from mcp_adapter.serving.lifespan import serve_lifespan
 from mcp_adapter.serving.limits import HttpLimits
 from mcp_adapter.serving.servable import Compilable, NotServableError, Servable, catalog_of
@@ -26,17 +28,18 @@ __all__ = [
     "HttpLimits",
     "InMemoryEventStore",
     "NotServableError",
+    "Resumability",
     "Servable",
     "SessionEventStore",
     "SessionEvents",
     "StoredEvent",
     "catalog_of",
+    "default_transport_security",
     "http_app",
     "mcp_lifespan",
     "run_mcp_apps",
     "run_stdio",
     "serve_lifespan",
     "serve_stdio",
-    "transport_security",
     "uvicorn_config",
 ]

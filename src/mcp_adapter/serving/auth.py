@@ -38,10 +38,19 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 @dataclass(frozen=True, slots=True)
 class BearerAuth:
-    """How the HTTP app authenticates: a verifier plus the policy around it."""
+    """How the HTTP app authenticates: ``http_app(..., auth=BearerAuth(verifier, ...))``.
 
-    verifier: TokenVerifier
+    Every request needs ``Authorization: Bearer <token>`` that ``token_verifier``
+    accepts (``401`` otherwise), carrying every one of ``required_scopes``
+    (``403 insufficient_scope`` otherwise), unless ``anonymous`` lets it in
+    without a token.
+    """
+
+    token_verifier: TokenVerifier
+    """Any object with ``async verify_token(token) -> AccessToken | None`` (the SDK's
+    ``TokenVerifier`` protocol): a JWT check, RFC 7662 introspection, ..."""
     required_scopes: Sequence[str] = ()
+    """Scopes every token must carry (kept as a tuple)."""
     anonymous: bool = False
     """Let requests without an ``Authorization`` header through with no identity."""
     resource_server_url: str | None = None
@@ -50,9 +59,17 @@ class BearerAuth:
     """The authorization server that issues the tokens (listed in that metadata)."""
     validate_token_resource: bool = False
     """Refuse tokens whose ``resource`` is not ``resource_server_url``."""
-    _metadata_url: AnyHttpUrl | None = field(default=None, init=False, repr=False)
+    _metadata_url: AnyHttpUrl | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if not callable(getattr(self.token_verifier, "verify_token", None)):
+            raise TypeError(
+                "token_verifier must have async verify_token(token) -> AccessToken | None,"
+                f" not {self.token_verifier!r}"
+            )
+        if isinstance(self.required_scopes, str):
+            raise TypeError("required_scopes is a collection of scopes, not one string")
+        object.__setattr__(self, "required_scopes", tuple(self.required_scopes))
         if self.validate_token_resource and not self.resource_server_url:
             raise ValueError("validate_token_resource needs resource_server_url")
         if self.resource_server_url and not self.issuer_url:
@@ -71,7 +88,7 @@ class BearerAuth:
             if self.validate_token_resource and self.resource_server_url
             else None
         )
-        backend = BearerAuthBackend(self.verifier, resource_server_url=resource)
+        backend = BearerAuthBackend(self.token_verifier, resource_server_url=resource)
         layers = [Middleware(AuthenticationMiddleware, backend=backend)]
         if self.anonymous and self.required_scopes:
             layers.append(Middleware(AnonymousBelowScope, required_scopes=self.required_scopes))
@@ -188,3 +205,8 @@ class _TokenOptional:
             await self.required(scope, receive, send)
         else:
             await self.app(scope, receive, send)
+
+
+def app_middleware(auth: BearerAuth | None) -> list[Middleware]:
+    """The app-wide middleware: ``auth``'s, or (without auth) the context that says nobody."""
+    return auth.middleware() if auth is not None else [Middleware(RequestAuthContext)]

@@ -3,8 +3,9 @@
 The SDK gives one ``EventStore`` to every session of an app and never tells it
 which session is calling: ``store_event(stream_id, message)`` gets the JSON-RPC
 request id (or the GET stream's key) as ``stream_id``, which two sessions share
-as soon as they both send request ``1``. So the store the user passes to
-:func:`~mcp_adapter.serving.http_app` is a :class:`SessionEventStore`, and every
+as soon as they both send request ``1``. So the store the user gives
+:func:`~mcp_adapter.serving.http_app` (in :class:`Resumability`) is a
+:class:`SessionEventStore`, and every
 session gets its own view of it (:meth:`SessionEventStore.open_session`, done by
 :mod:`mcp_adapter.serving.session_events`). A view:
 
@@ -264,3 +265,31 @@ class InMemoryEventStore(SessionEventStore):
                 max_bytes=max_bytes,
             )
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Resumability:
+    """SSE resumability for a stateful app: ``http_app(..., resumability=Resumability(store))``.
+
+    Every event of a session's streams is kept in ``event_store`` under an id,
+    each stream opens with a priming event, and a client that lost a stream
+    reconnects with ``Last-Event-ID`` to receive what it missed (clients of
+    2025-11-25 or later).
+    """
+
+    event_store: SessionEventStore
+    """Where events are kept; a :class:`SessionEventStore` (``InMemoryEventStore()``),
+    so that each session resumes only its own streams."""
+    retry_interval: int | None = None
+    """Milliseconds a client should wait before reconnecting: the priming event's SSE
+    ``retry`` field (``None``: no hint, the client's own default)."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.event_store, SessionEventStore):
+            raise TypeError(
+                "event_store must be a SessionEventStore (e.g. InMemoryEventStore()): the SDK"
+                " gives one EventStore to every session, so a plain one would let sessions"
+                " read each other's events"
+            )
+        if self.retry_interval is not None and self.retry_interval < 0:
+            raise ValueError("retry_interval must be a number of milliseconds, 0 or more")

@@ -1,4 +1,7 @@
-"""Every reach into private parts of uvicorn, the ``mcp`` SDK and sse-starlette, in one place.
+"""Every reach into private parts of uvicorn and sse-starlette, in one place.
+
+The ``mcp`` SDK's private parts are read in :mod:`mcp_adapter.sdk_compat`,
+which checks the SDK's version.
 
 Each piece names what it relies on, so an upgrade of one of them is checked here:
 
@@ -8,8 +11,6 @@ Each piece names what it relies on, so an upgrade of one of them is checked here
   a deadline for request headers, a connection cap enforced when a connection
   is accepted, and a shutdown that closes open GET (SSE) streams while
   requests in flight finish.
-- :func:`open_session_ids` reads ``StreamableHTTPSessionManager._server_instances``
-  (the SDK's table of live sessions, which it prunes on DELETE and expiry).
 - :func:`keep_sse_streams_on_shutdown` turns off sse-starlette's cutting of
   every SSE stream on SIGTERM (process-wide ``AppStatus``), which otherwise
   ends in-flight 2025-11-25 calls without their result.
@@ -18,11 +19,9 @@ Each piece names what it relies on, so an upgrade of one of them is checked here
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Set
 from typing import Any
 
 import h11
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from sse_starlette.sse import AppStatus
 from uvicorn.config import Config
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -112,11 +111,6 @@ class LimitedH11Protocol(H11Protocol):
         self.mcp_header_timer = None
         if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
             self.transport.close()
-
-
-def open_session_ids(manager: StreamableHTTPSessionManager) -> Set[str]:
-    """The ids of the sessions ``manager`` holds open now (gone once DELETEd or expired)."""
-    return manager._server_instances.keys()
 
 
 def keep_sse_streams_on_shutdown() -> None:

@@ -1,10 +1,11 @@
 """The HTTP limits a server enforces against slow, idle and greedy clients, with safe defaults.
 
-Connection-level limits (``header_timeout``, ``max_connections``,
-``keep_alive_timeout``, ``shutdown_timeout``) belong to the server: ``http_app``
-records them on ``app.state.mcp_http_limits`` and
-:func:`mcp_adapter.serving.uvicorn_config` (which ``mcp-adapter serve`` uses)
-applies them to uvicorn. The others are enforced by the app itself.
+``http_app(..., limits=HttpLimits(...))`` takes them. Connection-level limits
+(``header_timeout``, ``max_connections``, ``keep_alive_timeout``,
+``shutdown_timeout``) belong to the server: ``http_app`` records them on
+``app.state.mcp_http_limits`` and :func:`mcp_adapter.serving.uvicorn_config`
+(which ``mcp-adapter serve`` uses) applies them to uvicorn. The others are
+enforced by the app itself.
 """
 
 from __future__ import annotations
@@ -13,6 +14,10 @@ import math
 import resource
 from dataclasses import dataclass
 
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+
+DEFAULT_MAX_BODY_SIZE: int = DEFAULT_MAX_REQUEST_BODY_SIZE
+"""4 MiB, the SDK's default."""
 DEFAULT_HEADER_TIMEOUT = 10.0
 DEFAULT_BODY_TIMEOUT = 30.0
 DEFAULT_KEEP_ALIVE_TIMEOUT = 5
@@ -25,29 +30,44 @@ FD_RESERVE = 128
 """File descriptors kept back from the connection cap: logs, files, outgoing sockets."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HttpLimits:
     """Every limit ``http_app`` and ``mcp-adapter serve`` accept; ``None`` lifts a limit.
 
     ``max_connections=None`` means "derived from the file-descriptor limit"
-    (:func:`connection_cap`), not unlimited.
+    (:func:`connection_cap`), not unlimited. The session limits apply to a
+    stateful app (``stateless=False``) only.
     """
 
+    max_body_size: int = DEFAULT_MAX_BODY_SIZE
+    """Bytes: a POST body larger than this is refused with ``413`` before it is buffered."""
     header_timeout: float | None = DEFAULT_HEADER_TIMEOUT
+    """Seconds for a connection to send complete request headers (after opening, or after
+    its previous answer), or it is closed (by :func:`uvicorn_config`'s protocol)."""
     body_timeout: float | None = DEFAULT_BODY_TIMEOUT
+    """Seconds for a request's whole body to arrive after its headers, or ``408``."""
     keep_alive_timeout: int = DEFAULT_KEEP_ALIVE_TIMEOUT
+    """Seconds an idle keep-alive connection is kept (uvicorn's ``timeout_keep_alive``)."""
     max_connections: int | None = None
+    """Open connections at most; one accepted beyond it is closed at once."""
     shutdown_timeout: float | None = DEFAULT_SHUTDOWN_TIMEOUT
+    """Seconds calls in flight may take to finish on SIGTERM before they are cancelled."""
     max_sse_streams: int | None = DEFAULT_MAX_SSE_STREAMS
+    """Open standalone ``GET`` (SSE) streams at most; one more gets ``503``."""
     max_sessions: int | None = DEFAULT_MAX_SESSIONS
+    """Open sessions at most; a request opening one more gets ``503``."""
     max_sessions_per_client: int | None = DEFAULT_MAX_SESSIONS_PER_CLIENT
+    """Open sessions per client (token principal, else peer address); one more gets ``429``."""
     session_idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT
+    """Seconds a session with no request in flight is kept before it is closed."""
 
     def __post_init__(self) -> None:
         for name in ("header_timeout", "body_timeout", "shutdown_timeout", "session_idle_timeout"):
             value = getattr(self, name)
             if value is not None and not (math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number of seconds or None")
+        if self.max_body_size < 1:
+            raise ValueError("max_body_size must be a positive number of bytes")
         counts = ("max_connections", "max_sse_streams", "max_sessions", "max_sessions_per_client")
         for name in counts:
             value = getattr(self, name)

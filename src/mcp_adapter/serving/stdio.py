@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import contextvars
 import logging
-import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, contextmanager
 from types import TracebackType
 from typing import Protocol, Self
 
 import anyio
-from mcp.server import stdio as sdk_stdio
 from mcp.server.request_state import RequestStateSecurity
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
@@ -22,6 +20,7 @@ from container import Container
 from mcp_adapter.catalog import Catalog
 from mcp_adapter.errors import CompileError, problem
 from mcp_adapter.sdk import build_sdk_server
+from mcp_adapter.sdk_compat import claim_stdin
 from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id
 from mcp_adapter.serving.lifespan import serve_lifespan
 from mcp_adapter.serving.servable import Servable, catalog_of
@@ -93,7 +92,8 @@ def _stdin(stdin: anyio.AsyncFile[str] | None) -> Iterator[anyio.AsyncFile[str]]
     """The lines to serve: ``stdin``, or the process's, claimed the way the SDK claims them.
 
     Handing ``stdio_server`` a stream of our own skips its claim of fd 0, so
-    this makes the same claim with the SDK's own helper: the wire is read from
+    this makes the same claim with the SDK's own helper
+    (:func:`mcp_adapter.sdk_compat.claim_stdin`): the wire is read from
     a private duplicate while fd 0 points at the null device (a handler or a
     child process reading stdin gets EOF instead of the client's messages), and
     fd 0 is restored afterwards. A second concurrent claim raises, as the SDK's.
@@ -101,9 +101,8 @@ def _stdin(stdin: anyio.AsyncFile[str] | None) -> Iterator[anyio.AsyncFile[str]]
     if stdin is not None:
         yield ScreenedLines(stdin)
         return
-    buffer, release = sdk_stdio._claim_fd(0, sys.stdin, "rb", sdk_stdio._open_stdin_diversion)
+    text, release = claim_stdin()
     try:
-        text = sdk_stdio._UnownedTextWrapper(buffer, encoding="utf-8", errors="replace")
         yield ScreenedLines(anyio.wrap_file(text))
     finally:
         if release is not None:

@@ -1,0 +1,49 @@
+"""The SDK's private parts are read in ``mcp_adapter.sdk_compat`` only, at a checked version."""
+
+from __future__ import annotations
+
+import ast
+from importlib.metadata import version
+from pathlib import Path
+
+import mcp_adapter.serving
+from mcp_adapter import sdk_compat
+
+SERVING = Path(mcp_adapter.serving.__file__).parent
+OTHER_LIBRARIES = {"internals.py"}
+"""uvicorn's and sse-starlette's private parts, which are not the SDK's."""
+
+
+def private_reads(source: str) -> list[str]:
+    """``x._name`` where ``x`` is not ``self`` (``super()._name`` counts: an override)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Attribute):
+            continue
+        name = node.attr
+        if not name.startswith("_") or name.startswith("__"):
+            continue
+        if isinstance(node.value, ast.Name) and node.value.id == "self":
+            continue
+        found.append(f"{ast.unparse(node)} (line {node.lineno})")
+    return found
+
+
+def test_the_installed_sdk_is_the_version_checked() -> None:
+    assert sdk_compat.SDK_VERSION == version("mcp") == sdk_compat.CHECKED_AGAINST
+
+
+def test_the_guard_sees_a_private_read() -> None:
+    assert private_reads("manager._server_instances.keys()\nself._own = 1\n") == [
+        "manager._server_instances (line 1)"
+    ]
+
+
+def test_no_serving_module_reads_a_private_attribute_of_another_object() -> None:
+    offenders = {
+        path.name: reads
+        for path in sorted(SERVING.glob("*.py"))
+        if path.name not in OTHER_LIBRARIES
+        if (reads := private_reads(path.read_text()))
+    }
+    assert offenders == {}
