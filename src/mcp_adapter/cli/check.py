@@ -10,7 +10,7 @@ from container import Container, Lifetime, Problem
 from container.introspect import type_name
 from mcp_adapter.catalog import Catalog
 from mcp_adapter.cli.loading import load_container, load_servable
-from mcp_adapter.cli.serve import add_container_option
+from mcp_adapter.cli.settings import add_container_option
 from mcp_adapter.errors import CompileError
 from mcp_adapter.errors import problem as declaration_problem
 from mcp_adapter.schema_check import published_schema_problems

@@ -13,7 +13,8 @@ from mcp import types
 from mcp_adapter.catalog import Catalog, CompiledResource
 from mcp_adapter.cli.errors import CliError
 from mcp_adapter.cli.loading import load_container, load_servable
-from mcp_adapter.cli.serve import add_container_option, compile_catalog, parse_toolsets, select
+from mcp_adapter.cli.serve import compile_catalog, select
+from mcp_adapter.cli.settings import add_container_option, parse_toolsets
 from mcp_adapter.testing.client import LEGACY, MODERN, McpTestClient
 
 
