@@ -106,7 +106,7 @@ def test_serve_reports_compile_problems_in_one_block(in_root: Path) -> None:
             ["list", *DEMO[:1], "--container", "tests.cli.apps:exploding_container"],
             "RuntimeError: database is down",
         ),
-        (["serve", *DEMO[:1], "--workers", "2"], "error: --workers only apply to HTTP"),
+        (["serve", *DEMO[:1], "--workers", "2"], "error: --workers only applies to HTTP"),
         (["serve", *DEMO[:1], "--http", "--workers", "2", "--stateful"], "cannot be spread"),
     ],
 )

@@ -20,7 +20,6 @@ from mcp_adapter.cli.limit_flags import limit_kwargs
 from mcp_adapter.cli.loading import load_container, load_instance, load_servable
 from mcp_adapter.cli.options import ENV_VAR, ServeOptions
 from mcp_adapter.cli.settings import (
-    add_container_option,
     add_serve_arguments,
     options_of,
     request_state_security,
@@ -44,7 +43,6 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         "compile(container)) over stdio, or over streamable HTTP with --http.",
     )
     parser.add_argument("target", metavar="MODULE:ATTR", help="the server to serve")
-    add_container_option(parser)
     add_serve_arguments(parser)
     parser.set_defaults(run=run)
 
