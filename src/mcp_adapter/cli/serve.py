@@ -150,13 +150,19 @@ def run(args: argparse.Namespace) -> int:
         raise startup_failed(exc) from exc
 
 
+def status(line: str) -> None:
+    """A human-readable status line: always on stderr (stdout is the protocol's on stdio,
+    and nobody's on HTTP)."""
+    print(line, file=sys.stderr, flush=True)
+
+
 def _announce(options: ServeOptions, name: str) -> None:
     mode = "stateful" if options.stateful else "stateless"
     workers = f", {options.workers} workers" if options.workers > 1 else ""
-    print(f"MCP server {name!r} at {options.url} (streamable HTTP, {mode}{workers})", flush=True)
+    status(f"MCP server {name!r} at {options.url} (streamable HTTP, {mode}{workers})")
     if options.auth is not None:
         need = "optional" if options.anonymous else "required"
-        print(f"  bearer token {need} (Authorization: Bearer ...)", flush=True)
+        status(f"  bearer token {need} (Authorization: Bearer ...)")
 
 
 def _serve_stdio(options: ServeOptions) -> int:
@@ -169,7 +175,7 @@ def _serve_stdio(options: ServeOptions) -> int:
 
     async def main() -> None:
         async with serve_lifespan(catalog, container):
-            print(f"MCP server {catalog.name!r} on stdio", file=sys.stderr, flush=True)
+            status(f"MCP server {catalog.name!r} on stdio")
             await serve_stdio(
                 catalog, container, run_lifespan=False, request_state_security=security
             )
