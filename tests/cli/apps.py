@@ -9,6 +9,7 @@ from pydantic import ConfigDict
 from container import Container
 from mcp_adapter import McpResponse, Server, Tool, ToolAnnotations
 from schemas import Schema
+from tests.serving.http_only import OriginTool
 
 
 class Clock(ABC):
@@ -87,3 +88,11 @@ class ExternalRefTool(Tool[ExternalRefInput]):
 
 class UnresolvableSchemaServer(Server):
     tools = (ExternalRefTool,)
+
+
+class CompiledWithProblemsServer(Server):
+    """Compiles, but publishes unresolvable schemas; also a tool without annotations and
+    one that needs the HTTP request."""
+
+    name = "mixed"
+    tools = (ExternalRefTool, OriginTool, LooseTool)

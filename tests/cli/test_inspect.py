@@ -75,9 +75,40 @@ def test_check_reports_every_problem_with_its_path(
     assert "path: NeedsRepositoryTool -> Repository(clock) -> ???" in out
     assert "error: invalid declaration: invalid name 'bad name!'" in out
     assert "path: BadNameTool.handle(clock) -> ???" in out
-    assert "warning" not in out  # nothing compiled, so nothing to warn about
     assert out.splitlines()[-1] == "tests.cli.apps:BrokenServer: 3 problems"
     assert "Traceback" not in out
+
+
+def _kinds(out: str) -> list[str]:
+    """The kind of each top-level line (``error``, ``warning``, ``note``), in order."""
+    return [line.split(":")[0] for line in out.splitlines() if not line.startswith(" ")][:-1]
+
+
+def test_check_shows_warnings_and_notes_with_errors_errors_first(
+    in_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The server does not compile: its declared tools are still warned about, and the
+    container's session-scoped services still noted."""
+    args = ["check", "tests.cli.apps:BrokenServer"]
+    assert main([*args, "--container", "tests.serving.sessions:build_container"]) == 1
+    out = capsys.readouterr().out
+    assert _kinds(out) == ["error"] * 3 + ["warning"] * 3 + ["note"]
+    warned = [line.split("'")[1] for line in out.splitlines() if line.startswith("warning:")]
+    assert warned == ["needs-repository", "bad name!", "loose"]
+    assert "note: session-scoped: Conversation: one per 2025-11-25 session" in out
+    assert out.splitlines()[-1] == "tests.cli.apps:BrokenServer: 3 problems"
+
+
+def test_check_of_a_compiled_server_with_problems_shows_every_kind(
+    in_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check", "tests.cli.apps:CompiledWithProblemsServer"]) == 1
+    out = capsys.readouterr().out
+    assert _kinds(out) == ["error"] * 2 + ["warning"] * 2 + ["note"]
+    assert "warning: tool 'origin' has no annotations" in out
+    assert "warning: tool 'loose' has no annotations" in out
+    assert "note: tool 'origin' needs the HTTP request: it works over HTTP only" in out
+    assert out.splitlines()[-1] == "tests.cli.apps:CompiledWithProblemsServer: 2 problems"
 
 
 def test_serve_reports_compile_problems_in_one_block(in_root: Path) -> None:
