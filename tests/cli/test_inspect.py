@@ -21,8 +21,9 @@ def test_list_table(in_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list", *DEMO]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "Demo 0.1.0"
-    assert lines[2].split() == ["TOOL", "TITLE", "ANNOTATIONS"]
+    assert lines[2].split() == ["TOOL", "TOOLSET", "TITLE", "ANNOTATIONS"]
     greet = next(line for line in lines if line.startswith("greet "))
+    assert greet.split()[:2] == ["greet", "-"]  # a Server's class tools: no toolset
     assert "Greet a user" in greet
     assert "read-only, non-destructive, idempotent, closed-world" in greet
     assert any(line.startswith("greeting  demo://greetings/{name}") for line in lines)
@@ -41,12 +42,26 @@ def test_list_json_is_the_exact_tools_list_result(
     assert [tool["name"] for tool in printed["tools"]] == ["greet", "summarize"]
 
 
+def test_list_shows_each_tools_toolset() -> None:
+    done = run_cli(["list", "tests.serving.apps:toolset_catalog"])
+    assert done.returncode == 0, done.stderr
+    rows = [line.split()[:2] for line in done.stdout.splitlines()[2:] if line]
+    assert rows == [
+        ["TOOL", "TOOLSET"],
+        ["list-repos", "repos"],
+        ["get-repo", "repos"],
+        ["list-issues", "issues"],
+        ["me", "users"],
+    ]
+
+
 def test_list_toolsets(in_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list", "tests.serving.apps:toolset_catalog", "--toolsets", "users"]) == 0
     out = capsys.readouterr().out
-    assert "TOOLSET" in out
-    assert "me " in out
-    assert "list-repos" not in out
+    assert [line.split()[:2] for line in out.splitlines()[2:]] == [
+        ["TOOL", "TOOLSET"],
+        ["me", "users"],
+    ]
 
 
 def test_check_ok_warns_about_unset_annotations(
