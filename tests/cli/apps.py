@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from pydantic import ConfigDict
 
 from container import Container
-from mcp_adapter import McpResponse, Server, Tool, ToolAnnotations
+from mcp_adapter import McpResponse, Prompt, Resource, Server, Tool, ToolAnnotations
 from schemas import Schema
 from tests.serving.http_only import OriginTool
 
@@ -96,3 +96,43 @@ class CompiledWithProblemsServer(Server):
 
     name = "mixed"
     tools = (ExternalRefTool, OriginTool, LooseTool)
+
+
+class OneProblemServer(Server):
+    """One problem: its tool's repository needs a Clock nobody binds."""
+
+    name = "one-problem"
+    tools = (NeedsRepositoryTool,)
+
+
+class NoteResource(Resource):
+    name = "note"
+    uri = "cli://note"
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("a note")
+
+
+class OtherNoteResource(NoteResource):
+    name = "other-note"
+    uri = "cli://other-note"
+
+
+class HelloPrompt(Prompt):
+    name = "hello"
+
+    async def handle(self) -> McpResponse:
+        return McpResponse.text("hello").asUser()
+
+
+class ByePrompt(HelloPrompt):
+    name = "bye"
+
+
+class TwoOfEachServer(Server):
+    """Two resources and two prompts (and one tool): plural counts."""
+
+    name = "two-of-each"
+    tools = (LooseTool,)
+    resources = (NoteResource, OtherNoteResource)
+    prompts = (HelloPrompt, ByePrompt)

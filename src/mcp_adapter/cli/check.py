@@ -11,6 +11,7 @@ from container.introspect import type_name
 from mcp_adapter.catalog import Catalog
 from mcp_adapter.cli.loading import load_container, load_servable
 from mcp_adapter.cli.settings import add_container_option
+from mcp_adapter.cli.wording import count
 from mcp_adapter.components import Server, Tool
 from mcp_adapter.errors import CompileError
 from mcp_adapter.errors import problem as declaration_problem
@@ -52,10 +53,6 @@ def declared_unannotated(target: Any) -> list[str]:
                 str(declared if declared is not None else default_name(cls.__name__, "Tool"))
             )
     return names
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def session_scoped(container: Container) -> list[str]:
@@ -127,15 +124,14 @@ def run(args: argparse.Namespace) -> int:
     if lines:
         print("\n".join(lines))
     if problems:
-        count = len(problems)
-        print(f"{args.target}: {count} problem{'s' if count != 1 else ''}")
+        print(f"{args.target}: {count(len(problems), 'problem')}")
         return 1
     assert catalog is not None
     resources = len(catalog.resources) + len(catalog.templates)
     counted = (
-        _count(len(catalog.tools), "tool"),
-        _count(resources, "resource"),
-        _count(len(catalog.prompts), "prompt"),
+        count(len(catalog.tools), "tool"),
+        count(resources, "resource"),
+        count(len(catalog.prompts), "prompt"),
     )
     print(f"{args.target}: ok ({', '.join(counted)})")
     return 0

@@ -24,6 +24,7 @@ from mcp_adapter.cli.settings import (
     options_of,
     request_state_security,
 )
+from mcp_adapter.cli.wording import count
 from mcp_adapter.errors import CompileError
 from mcp_adapter.lifespan import StartupError
 from mcp_adapter.serving import NotServableError, catalog_of, http_app, serve_stdio
@@ -58,9 +59,8 @@ def compile_catalog(target: Any, container: Container, spec: str) -> Catalog:
 
 
 def compile_failed(exc: CompileError, spec: str) -> CliError:
-    count = len(exc.problems)
     return CliError(
-        f"cannot compile {spec}: {count} problem{'s' if count != 1 else ''}",
+        f"cannot compile {spec}: {count(len(exc.problems), 'problem')}",
         f"run `mcp-adapter check {spec}` after fixing them",
         details=tuple(problem.render() for problem in exc.problems),
     )
@@ -158,7 +158,7 @@ def status(line: str) -> None:
 
 def _announce(options: ServeOptions, name: str) -> None:
     mode = "stateful" if options.stateful else "stateless"
-    workers = f", {options.workers} workers" if options.workers > 1 else ""
+    workers = f", {count(options.workers, 'worker')}" if options.workers > 1 else ""
     status(f"MCP server {name!r} at {options.url} (streamable HTTP, {mode}{workers})")
     if options.auth is not None:
         need = "optional" if options.anonymous else "required"

@@ -17,6 +17,7 @@ from mcp_adapter.cli.errors import CliError
 from mcp_adapter.cli.limit_flags import LIMIT_SETTINGS, check_limits, limits_given
 from mcp_adapter.cli.options import ServeOptions
 from mcp_adapter.cli.sources import Resolved, Setting, resolve
+from mcp_adapter.cli.wording import series, verb
 
 CONTAINER_HELP = "a Container instance or zero-argument factory (default: an empty Container)"
 
@@ -162,8 +163,8 @@ def _check(options: ServeOptions, given: Resolved) -> None:
     if not options.http:
         used = [given.label(name) for name, set_ in http_only.items() if set_]
         if used:
-            verb = "applies" if len(used) == 1 else "apply"
-            raise CliError(f"{', '.join(used)} only {verb} to HTTP", "add --http")
+            applies = verb(len(used), "applies", "apply")
+            raise CliError(f"{series(used)} only {applies} to HTTP", "add --http")
     workers = given.label("workers")
     if options.workers < 1:
         raise CliError(f"{workers} must be at least 1")
@@ -183,8 +184,8 @@ def _check(options: ServeOptions, given: Resolved) -> None:
         if set_
     ]
     if options.auth is None and needs_auth:
-        verb = "needs" if len(needs_auth) == 1 else "need"
-        raise CliError(f"{', '.join(needs_auth)} {verb} --auth MODULE:ATTR")
+        needs = verb(len(needs_auth), "needs", "need")
+        raise CliError(f"{series(needs_auth)} {needs} --auth MODULE:ATTR")
     if not 0 <= options.port <= 65535:
         raise CliError(f"{given.said('port', options.port)} is not a TCP port")
     if options.max_body_size is not None and options.max_body_size < 1:
