@@ -91,11 +91,18 @@ class UnresolvableSchemaServer(Server):
 
 
 class CompiledWithProblemsServer(Server):
-    """Compiles, but publishes unresolvable schemas; also a tool without annotations and
-    one that needs the HTTP request."""
+    """Compiles, but against ``broken_binding_container`` its check finds a problem; its
+    tools lack annotations and one needs the HTTP request."""
 
     name = "mixed"
-    tools = (ExternalRefTool, OriginTool, LooseTool)
+    tools = (OriginTool, LooseTool)
+
+
+def broken_binding_container() -> Container:
+    """A binding no tool uses, which cannot be built: ``Repository`` needs a ``Clock``."""
+    container = Container()
+    container.scoped(Repository)
+    return container
 
 
 class OneProblemServer(Server):

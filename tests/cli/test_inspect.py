@@ -117,13 +117,15 @@ def test_check_shows_warnings_and_notes_with_errors_errors_first(
 def test_check_of_a_compiled_server_with_problems_shows_every_kind(
     in_root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["check", "tests.cli.apps:CompiledWithProblemsServer"]) == 1
+    args = ["check", "tests.cli.apps:CompiledWithProblemsServer"]
+    assert main([*args, "--container", "tests.cli.apps:broken_binding_container"]) == 1
     out = capsys.readouterr().out
-    assert _kinds(out) == ["error"] * 2 + ["warning"] * 2 + ["note"]
+    assert _kinds(out) == ["error", "warning", "warning", "note"]
+    assert "error: missing binding: no binding for Clock" in out
     assert "warning: tool 'origin' has no annotations" in out
     assert "warning: tool 'loose' has no annotations" in out
     assert "note: tool 'origin' needs the HTTP request: it works over HTTP only" in out
-    assert out.splitlines()[-1] == "tests.cli.apps:CompiledWithProblemsServer: 2 problems"
+    assert out.splitlines()[-1] == "tests.cli.apps:CompiledWithProblemsServer: 1 problem"
 
 
 def test_serve_reports_compile_problems_in_one_block(in_root: Path) -> None:
