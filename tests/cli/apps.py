@@ -7,8 +7,9 @@ from abc import ABC, abstractmethod
 from pydantic import ConfigDict
 
 from container import Container
-from mcp_adapter import McpResponse, Server, Tool, ToolAnnotations
+from mcp_adapter import McpResponse, Prompt, Resource, Server, Tool, ToolAnnotations
 from schemas import Schema
+from tests.serving.http_only import OriginTool
 
 
 class Clock(ABC):
@@ -87,3 +88,58 @@ class ExternalRefTool(Tool[ExternalRefInput]):
 
 class UnresolvableSchemaServer(Server):
     tools = (ExternalRefTool,)
+
+
+class CompiledWithProblemsServer(Server):
+    """Compiles, but against ``broken_binding_container`` its check finds a problem; its
+    tools lack annotations and one needs the HTTP request."""
+
+    name = "mixed"
+    tools = (OriginTool, LooseTool)
+
+
+def broken_binding_container() -> Container:
+    """A binding no tool uses, which cannot be built: ``Repository`` needs a ``Clock``."""
+    container = Container()
+    container.scoped(Repository)
+    return container
+
+
+class OneProblemServer(Server):
+    """One problem: its tool's repository needs a Clock nobody binds."""
+
+    name = "one-problem"
+    tools = (NeedsRepositoryTool,)
+
+
+class NoteResource(Resource):
+    name = "note"
+    uri = "cli://note"
+
+    def handle(self) -> McpResponse:
+        return McpResponse.text("a note")
+
+
+class OtherNoteResource(NoteResource):
+    name = "other-note"
+    uri = "cli://other-note"
+
+
+class HelloPrompt(Prompt):
+    name = "hello"
+
+    async def handle(self) -> McpResponse:
+        return McpResponse.text("hello").asUser()
+
+
+class ByePrompt(HelloPrompt):
+    name = "bye"
+
+
+class TwoOfEachServer(Server):
+    """Two resources and two prompts (and one tool): plural counts."""
+
+    name = "two-of-each"
+    tools = (LooseTool,)
+    resources = (NoteResource, OtherNoteResource)
+    prompts = (HelloPrompt, ByePrompt)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -16,3 +17,10 @@ if str(ROOT) not in sys.path:
 def in_root(monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(ROOT)
     return ROOT
+
+
+@pytest.fixture(autouse=True)
+def no_serve_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``serve`` reads ``MCP_ADAPTER_*`` variables: none from the shell reaches ``main()``."""
+    for key in [key for key in os.environ if key.startswith("MCP_ADAPTER_")]:
+        monkeypatch.delenv(key)

@@ -21,8 +21,9 @@ def test_list_table(in_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list", *DEMO]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "Demo 0.1.0"
-    assert lines[2].split() == ["TOOL", "TITLE", "ANNOTATIONS", "TOOLSET"]
+    assert lines[2].split() == ["TOOL", "TOOLSET", "TITLE", "ANNOTATIONS"]
     greet = next(line for line in lines if line.startswith("greet "))
+    assert greet.split()[:2] == ["greet", "Demo"]  # a class tool: its server's toolset
     assert "Greet a user" in greet
     assert "read-only, non-destructive, idempotent, closed-world" in greet
     assert any(line.startswith("greeting  demo://greetings/{name}") for line in lines)
@@ -41,12 +42,26 @@ def test_list_json_is_the_exact_tools_list_result(
     assert [tool["name"] for tool in printed["tools"]] == ["greet", "summarize"]
 
 
+def test_list_shows_each_tools_toolset() -> None:
+    done = run_cli(["list", "tests.serving.apps:toolset_catalog"])
+    assert done.returncode == 0, done.stderr
+    rows = [line.split()[:2] for line in done.stdout.splitlines()[2:] if line]
+    assert rows == [
+        ["TOOL", "TOOLSET"],
+        ["list-repos", "repos"],
+        ["get-repo", "repos"],
+        ["list-issues", "issues"],
+        ["me", "users"],
+    ]
+
+
 def test_list_toolsets(in_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list", "tests.serving.apps:toolset_catalog", "--toolsets", "users"]) == 0
     out = capsys.readouterr().out
-    assert "TOOLSET" in out
-    assert "me " in out
-    assert "list-repos" not in out
+    assert [line.split()[:2] for line in out.splitlines()[2:]] == [
+        ["TOOL", "TOOLSET"],
+        ["me", "users"],
+    ]
 
 
 def test_check_ok_warns_about_unset_annotations(
@@ -75,9 +90,42 @@ def test_check_reports_every_problem_with_its_path(
     assert "path: NeedsRepositoryTool -> Repository(clock) -> ???" in out
     assert "error: invalid declaration: invalid name 'bad name!'" in out
     assert "path: BadNameTool.handle(clock) -> ???" in out
-    assert "warning" not in out  # nothing compiled, so nothing to warn about
     assert out.splitlines()[-1] == "tests.cli.apps:BrokenServer: 3 problems"
     assert "Traceback" not in out
+
+
+def _kinds(out: str) -> list[str]:
+    """The kind of each top-level line (``error``, ``warning``, ``note``), in order."""
+    return [line.split(":")[0] for line in out.splitlines() if not line.startswith(" ")][:-1]
+
+
+def test_check_shows_warnings_and_notes_with_errors_errors_first(
+    in_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The server does not compile: its declared tools are still warned about, and the
+    container's session-scoped services still noted."""
+    args = ["check", "tests.cli.apps:BrokenServer"]
+    assert main([*args, "--container", "tests.serving.sessions:build_container"]) == 1
+    out = capsys.readouterr().out
+    assert _kinds(out) == ["error"] * 3 + ["warning"] * 3 + ["note"]
+    warned = [line.split("'")[1] for line in out.splitlines() if line.startswith("warning:")]
+    assert warned == ["needs-repository", "bad name!", "loose"]
+    assert "note: session-scoped: Conversation: one per 2025-11-25 session" in out
+    assert out.splitlines()[-1] == "tests.cli.apps:BrokenServer: 3 problems"
+
+
+def test_check_of_a_compiled_server_with_problems_shows_every_kind(
+    in_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["check", "tests.cli.apps:CompiledWithProblemsServer"]
+    assert main([*args, "--container", "tests.cli.apps:broken_binding_container"]) == 1
+    out = capsys.readouterr().out
+    assert _kinds(out) == ["error", "warning", "warning", "note"]
+    assert "error: missing binding: no binding for Clock" in out
+    assert "warning: tool 'origin' has no annotations" in out
+    assert "warning: tool 'loose' has no annotations" in out
+    assert "note: tool 'origin' needs the HTTP request: it works over HTTP only" in out
+    assert out.splitlines()[-1] == "tests.cli.apps:CompiledWithProblemsServer: 1 problem"
 
 
 def test_serve_reports_compile_problems_in_one_block(in_root: Path) -> None:
@@ -106,7 +154,7 @@ def test_serve_reports_compile_problems_in_one_block(in_root: Path) -> None:
             ["list", *DEMO[:1], "--container", "tests.cli.apps:exploding_container"],
             "RuntimeError: database is down",
         ),
-        (["serve", *DEMO[:1], "--workers", "2"], "error: --workers only apply to HTTP"),
+        (["serve", *DEMO[:1], "--workers", "2"], "error: --workers only applies to HTTP"),
         (["serve", *DEMO[:1], "--http", "--workers", "2", "--stateful"], "cannot be spread"),
     ],
 )

@@ -46,7 +46,7 @@ def test_no_flag_keeps_the_defaults() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ([*AUDIT, "--header-timeout", "5"], "error: --header-timeout only apply to HTTP"),
+        ([*AUDIT, "--header-timeout", "5"], "error: --header-timeout only applies to HTTP"),
         ([*AUDIT, "--http", "--max-sessions", "5"], "error: --max-sessions applies to sessions"),
         ([*AUDIT, "--http", "--body-timeout", "0"], "error: --body-timeout 0.0 is not positive"),
     ],

@@ -31,8 +31,8 @@ URL_LINE = re.compile(r"at (http://\S+) ")
 
 
 def cli_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    env = dict(os.environ)
-    env.pop("MCP_ADAPTER_SERVE", None)
+    # serve reads its settings from MCP_ADAPTER_* variables: none leaks in from the shell
+    env = {key: value for key, value in os.environ.items() if not key.startswith("MCP_ADAPTER_")}
     env["PYTHONUNBUFFERED"] = "1"
     env.update(extra or {})
     return env

@@ -244,7 +244,7 @@ def test_max_body_size_reaches_every_worker() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ([*AUDIT, "--max-body-size", "1024"], "error: --max-body-size only apply to HTTP"),
+        ([*AUDIT, "--max-body-size", "1024"], "error: --max-body-size only applies to HTTP"),
         ([*AUDIT, "--http", "--max-body-size", "0"], "error: --max-body-size 0 is not a positive"),
     ],
 )

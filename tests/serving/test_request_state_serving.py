@@ -17,7 +17,7 @@ from mcp import types
 
 from container import Container
 from mcp_adapter.cli.options import ServeOptions
-from mcp_adapter.cli.serve import KEYS_ENV
+from mcp_adapter.cli.settings import KEYS_ENV
 from mcp_adapter.serving import http_app
 from tests.reliability.fuzz import LEGACY, MODERN, envelope
 from tests.reliability.transports import decoded, http_headers

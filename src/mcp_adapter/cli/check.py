@@ -9,9 +9,12 @@ from typing import Any
 from container import Container, Lifetime, Problem, type_name
 from mcp_adapter.catalog import Catalog
 from mcp_adapter.cli.loading import load_container, load_servable
-from mcp_adapter.cli.serve import add_container_option
+from mcp_adapter.cli.settings import add_container_option
+from mcp_adapter.cli.wording import count
+from mcp_adapter.components import Server, Tool
 from mcp_adapter.errors import CompileError
 from mcp_adapter.errors import problem as declaration_problem
+from mcp_adapter.naming import default_name
 from mcp_adapter.schema_check import published_schema_problems
 from mcp_adapter.serving import NotServableError, catalog_of
 
@@ -36,8 +39,19 @@ def unannotated(catalog: Catalog) -> list[str]:
     return [name for name, tool in catalog.tools.items() if tool.modern.annotations is None]
 
 
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+def declared_unannotated(target: Any) -> list[str]:
+    """Without a catalog (it did not compile): the tools a ``Server`` class declares with
+    no annotations, by the name each declares (else its default name)."""
+    if not (isinstance(target, type) and issubclass(target, Server)):
+        return []
+    names = []
+    for cls in tuple(target.tools):
+        if isinstance(cls, type) and issubclass(cls, Tool) and cls.annotations is None:
+            declared = cls.__dict__.get("name")
+            names.append(
+                str(declared if declared is not None else default_name(cls.__name__, "Tool"))
+            )
+    return names
 
 
 def session_scoped(container: Container) -> list[str]:
@@ -46,6 +60,40 @@ def session_scoped(container: Container) -> list[str]:
         for key, binding in container.bindings.items()
         if binding.lifetime is Lifetime.SESSION
     )
+
+
+def warnings(catalog: Catalog | None, target: Any) -> list[str]:
+    names = unannotated(catalog) if catalog is not None else declared_unannotated(target)
+    lines: list[str] = []
+    for name in names:
+        lines.append(
+            f"warning: tool {name!r} has no annotations: clients assume it is not "
+            "read-only, may be destructive, not idempotent and open-world"
+        )
+        lines.append(
+            "    hint: set annotations = ToolAnnotations(read_only=..., destructive=..., "
+            "idempotent=..., open_world=...)"
+        )
+    return lines
+
+
+def notes(catalog: Catalog | None, container: Container) -> list[str]:
+    """What holds on one transport but not another; the HTTP-only components need the
+    compiled catalog, the session-scoped services only the container."""
+    lines: list[str] = []
+    if catalog is not None:
+        lines.extend(
+            f"note: {kind} {name!r} needs the HTTP request: it works over HTTP only "
+            "(serving it over stdio is refused)"
+            for kind, name in catalog.http_only()
+        )
+    sessions = session_scoped(container)
+    if sessions:
+        lines.append(
+            f"note: session-scoped: {', '.join(sessions)}: one per 2025-11-25 session on "
+            "stdio and stateful HTTP; one per request on stateless HTTP and in 2026-07-28"
+        )
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:
@@ -68,40 +116,21 @@ def run(args: argparse.Namespace) -> int:
             )
             for found in published_schema_problems(catalog)
         )
-    for problem in problems:
-        print(f"error: {problem.render()}")
-    if catalog is not None:
-        for name in unannotated(catalog):
-            print(
-                f"warning: tool {name!r} has no annotations: clients assume it is not "
-                "read-only, may be destructive, not idempotent and open-world"
-            )
-            print(
-                "    hint: set annotations = ToolAnnotations(read_only=..., destructive=..., "
-                "idempotent=..., open_world=...)"
-            )
-    if catalog is not None:
-        for kind, name in catalog.http_only():
-            print(
-                f"note: {kind} {name!r} needs the HTTP request: it works over HTTP only "
-                "(serving it over stdio is refused)"
-            )
-        sessions = session_scoped(container)
-        if sessions:
-            print(
-                f"note: session-scoped: {', '.join(sessions)}: one per 2025-11-25 session on "
-                "stdio and stateful HTTP; one per request on stateless HTTP and in 2026-07-28"
-            )
+    # errors first, then the warnings and notes, which hold whether or not it compiled
+    lines = [f"error: {problem.render()}" for problem in problems]
+    lines += warnings(catalog, target)
+    lines += notes(catalog, container)
+    if lines:
+        print("\n".join(lines))
     if problems:
-        count = len(problems)
-        print(f"{args.target}: {count} problem{'s' if count != 1 else ''}")
+        print(f"{args.target}: {count(len(problems), 'problem')}")
         return 1
     assert catalog is not None
     resources = len(catalog.resources) + len(catalog.templates)
     counted = (
-        _count(len(catalog.tools), "tool"),
-        _count(resources, "resource"),
-        _count(len(catalog.prompts), "prompt"),
+        count(len(catalog.tools), "tool"),
+        count(resources, "resource"),
+        count(len(catalog.prompts), "prompt"),
     )
     print(f"{args.target}: ok ({', '.join(counted)})")
     return 0

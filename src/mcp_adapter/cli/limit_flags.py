@@ -1,13 +1,13 @@
-"""``serve``'s limit flags: one per :class:`~mcp_adapter.serving.limits.HttpLimits` field."""
+"""``serve``'s limits: one setting per :class:`~mcp_adapter.serving.limits.HttpLimits` field."""
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass
 from typing import Any
 
 from mcp_adapter.cli.errors import CliError
 from mcp_adapter.cli.options import ServeOptions
+from mcp_adapter.cli.sources import Resolved, Setting
 from mcp_adapter.serving import limits as defaults
 
 
@@ -94,30 +94,33 @@ LIMIT_OPTIONS = (
 )
 
 
-def add_limit_flags(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("limits (HTTP; docs/serving.md)")
-    for option in LIMIT_OPTIONS:
-        help_text = option.help + (" (--stateful)" if option.stateful_only else "")
-        group.add_argument(option.flag, type=option.kind, metavar=option.metavar, help=help_text)
+LIMIT_SETTINGS = tuple(
+    Setting(
+        option.name,
+        option.flag,
+        "int" if option.kind is int else "float",
+        option.help + (" (--stateful)" if option.stateful_only else ""),
+        option.metavar,
+    )
+    for option in LIMIT_OPTIONS
+)
+"""The limits as ``serve`` settings: each a flag and an ``MCP_ADAPTER_*`` variable."""
 
 
-def limit_values(args: argparse.Namespace) -> dict[str, Any]:
-    return {option.name: getattr(args, option.name) for option in LIMIT_OPTIONS}
+def limits_given(options: ServeOptions) -> list[str]:
+    """The names of the limits set (by flag or variable)."""
+    return [option.name for option in LIMIT_OPTIONS if getattr(options, option.name) is not None]
 
 
-def limit_flags_given(options: ServeOptions) -> dict[str, bool]:
-    return {option.flag: getattr(options, option.name) is not None for option in LIMIT_OPTIONS}
-
-
-def check_limits(options: ServeOptions) -> None:
+def check_limits(options: ServeOptions, given: Resolved) -> None:
     for option in LIMIT_OPTIONS:
         value = getattr(options, option.name)
         if value is None:
             continue
         if not value > 0:
-            raise CliError(f"{option.flag} {value} is not positive")
+            raise CliError(f"{given.said(option.name, value)} is not positive")
         if option.stateful_only and not options.stateful:
-            raise CliError(f"{option.flag} applies to sessions", "add --stateful")
+            raise CliError(f"{given.label(option.name)} applies to sessions", "add --stateful")
 
 
 def limit_kwargs(options: ServeOptions) -> dict[str, Any]:

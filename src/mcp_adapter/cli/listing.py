@@ -13,7 +13,8 @@ from mcp import types
 from mcp_adapter.catalog import Catalog, CompiledResource
 from mcp_adapter.cli.errors import CliError
 from mcp_adapter.cli.loading import load_container, load_servable
-from mcp_adapter.cli.serve import add_container_option, compile_catalog, parse_toolsets, select
+from mcp_adapter.cli.serve import compile_catalog, select
+from mcp_adapter.cli.settings import add_container_option, parse_toolsets
 from mcp_adapter.testing.client import LEGACY, MODERN, McpTestClient
 
 
@@ -72,16 +73,15 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 
 def render_catalog(catalog: Catalog) -> list[str]:
     lines = [f"{catalog.name} {catalog.version}".rstrip()]
-    with_toolsets = bool(catalog.toolsets)
-    headers = ["TOOL", "TITLE", "ANNOTATIONS", *(["TOOLSET"] if with_toolsets else [])]
+    headers = ["TOOL", "TOOLSET", "TITLE", "ANNOTATIONS"]
     rows = []
     for tool in catalog.tools.values():
         entry = tool.modern
         title = entry.title or (entry.annotations.title if entry.annotations else None) or "-"
-        row = [tool.name, title, describe_annotations(entry.annotations)]
-        if with_toolsets:
-            row.append(tool.toolset or "-")
-        rows.append(row)
+        # the catalog's word: class tools of a Server have no toolset (yet): "-"
+        rows.append(
+            [tool.name, tool.toolset or "-", title, describe_annotations(entry.annotations)]
+        )
     lines += ["", *(table(headers, rows) if rows else ["(no tools)"])]
     resources = [[r.name, r.uri or r.uri_template_text] for r in _resources(catalog)]
     if resources:

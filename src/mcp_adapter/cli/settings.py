@@ -1,0 +1,194 @@
+"""What ``serve`` is asked for: its settings, from flags or ``MCP_ADAPTER_*`` variables,
+read into :class:`ServeOptions` and checked (the rule is in ``cli/sources.py``)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import secrets
+import sys
+from collections.abc import Mapping
+
+from mcp.server.request_state import RequestStateSecurity
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+
+from mcp_adapter.cli.errors import CliError
+from mcp_adapter.cli.limit_flags import LIMIT_SETTINGS, check_limits, limits_given
+from mcp_adapter.cli.options import ServeOptions
+from mcp_adapter.cli.sources import Resolved, Setting, resolve
+from mcp_adapter.cli.wording import series, verb
+
+CONTAINER_HELP = "a Container instance or zero-argument factory (default: an empty Container)"
+
+SETTINGS = (
+    Setting("container", "--container", "text", CONTAINER_HELP, "MODULE:ATTR"),
+    Setting("http", "--http", "switch", "serve streamable HTTP, not stdio"),
+    Setting("host", "--host", "text", "HTTP host (default 127.0.0.1)"),
+    Setting("port", "--port", "int", "HTTP port (default 8000; 0: any)"),
+    Setting("path", "--path", "text", "HTTP endpoint path (default /mcp)"),
+    Setting("workers", "--workers", "int", "HTTP worker processes (uvicorn; stateless only)"),
+    Setting("toolsets", "--toolsets", "text", "serve only these toolsets (comma-separated)", "A,B"),
+    Setting(
+        "stateful",
+        "--stateful",
+        "switch",
+        "HTTP sessions (needed for 2025-11-25 elicitation); one worker only",
+    ),
+    Setting("json_response", "--json-response", "switch", "answer HTTP POSTs with JSON, not SSE"),
+    Setting(
+        "auth",
+        "--auth",
+        "text",
+        "a TokenVerifier (or zero-argument factory): require a bearer token",
+        "MODULE:ATTR",
+    ),
+    Setting("scopes", "--scope", "list", "a scope every token must carry (repeatable)", "SCOPE"),
+    Setting(
+        "anonymous",
+        "--anonymous",
+        "switch",
+        "with --auth: let requests without a token through, with no identity",
+    ),
+    Setting(
+        "resource_url", "--resource-url", "text", "with --auth: this server's public URL (RFC 9728)"
+    ),
+    Setting("issuer_url", "--issuer-url", "text", "with --auth: the authorization server's URL"),
+    Setting(
+        "allowed_hosts",
+        "--allowed-host",
+        "list",
+        "accepted Host headers (DNS-rebinding protection; repeatable)",
+        "HOST:PORT",
+    ),
+    Setting(
+        "max_body_size",
+        "--max-body-size",
+        "int",
+        "refuse HTTP request bodies larger than this with 413 "
+        f"(default {DEFAULT_MAX_REQUEST_BODY_SIZE}, 4 MiB)",
+        "BYTES",
+    ),
+    Setting(
+        "request_state_keys",
+        "--request-state-key",
+        "list",
+        "a secret (32+ bytes) sealing 2026-07-28 requestState, shared by every worker "
+        "and replica; repeatable, newest first, to rotate keys (default: a key made at "
+        "start for this server's processes only)",
+        "KEY",
+        secret=True,
+    ),
+)
+"""Every ``serve`` setting but the limits (``LIMIT_SETTINGS``), in ``--help`` order."""
+ALL_SETTINGS = (*SETTINGS, *LIMIT_SETTINGS)
+KEYS_ENV = next(s.env for s in SETTINGS if s.name == "request_state_keys")
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    """``serve``'s flags after its target: one per setting."""
+    for setting in SETTINGS:
+        setting.add_to(parser)
+    group = parser.add_argument_group("limits (HTTP; docs/serving.md)")
+    for setting in LIMIT_SETTINGS:
+        setting.add_to(group)
+
+
+def add_container_option(parser: argparse.ArgumentParser) -> None:
+    """``--container`` for ``list`` and ``check`` (flag only: the variables are ``serve``'s)."""
+    parser.add_argument("--container", metavar="MODULE:ATTR", help=CONTAINER_HELP)
+
+
+def parse_toolsets(value: str | None, label: str = "--toolsets") -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    names = tuple(name.strip() for name in value.split(",") if name.strip())
+    if not names:
+        raise CliError(f"{label} names no toolset", "for example: --toolsets repos,issues")
+    return names
+
+
+def options_of(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> ServeOptions:
+    """The options ``serve`` was given: each flag, else its variable in ``environ``."""
+    given = resolve(ALL_SETTINGS, args, environ)
+    values = dict(given.values)
+    for name in ("scopes", "allowed_hosts"):
+        if name in values:
+            values[name] = tuple(values[name])
+    if "path" in values:
+        values["path"] = "/" + values["path"].strip("/")
+    if "toolsets" in values:
+        values["toolsets"] = parse_toolsets(values["toolsets"], given.label("toolsets"))
+    keys = tuple(values.pop("request_state_keys", ()))
+    options = ServeOptions(target=args.target, **values, sys_path=tuple(sys.path))
+    _check(options, given)
+    ring = _request_state_keys(keys, options.workers, given.label("request_state_keys"))
+    return dataclasses.replace(options, request_state_keys=ring)
+
+
+def _request_state_keys(keys: tuple[str, ...], workers: int, label: str) -> tuple[str, ...]:
+    """The key ring given; several workers without one share a key made now."""
+    if not keys and workers > 1:
+        keys = (secrets.token_hex(32),)
+    request_state_security(keys, label)  # refuse a bad key before anything starts
+    return keys
+
+
+def request_state_security(
+    keys: tuple[str, ...], label: str = "--request-state-key"
+) -> RequestStateSecurity | None:
+    """The sealing policy for ``keys``; ``None`` (a key of this process only) without keys."""
+    if not keys:
+        return None
+    try:
+        return RequestStateSecurity(keys=list(keys))
+    except ValueError as exc:
+        message = str(exc).split(". Generate")[0]
+        raise CliError(
+            f"{label}: {message}",
+            'make one with: python -c "import secrets; print(secrets.token_hex(32))"',
+        ) from None
+
+
+def _check(options: ServeOptions, given: Resolved) -> None:
+    http_only = {
+        "workers": options.workers != 1,
+        "stateful": options.stateful,
+        "json_response": options.json_response,
+        "auth": options.auth is not None,
+        "allowed_hosts": options.allowed_hosts is not None,
+        "max_body_size": options.max_body_size is not None,
+        **dict.fromkeys(limits_given(options), True),
+    }
+    if not options.http:
+        used = [given.label(name) for name, set_ in http_only.items() if set_]
+        if used:
+            applies = verb(len(used), "applies", "apply")
+            raise CliError(f"{series(used)} only {applies} to HTTP", "add --http")
+    workers = given.label("workers")
+    if options.workers < 1:
+        raise CliError(f"{workers} must be at least 1")
+    if options.workers > 1 and options.stateful:
+        raise CliError(
+            f"{given.label('stateful')} sessions live in one process and cannot be spread "
+            f"over {workers}",
+            "drop --stateful (stateless HTTP serves both protocol eras) or use one worker",
+        )
+    needs_auth = [
+        given.label(name)
+        for name, set_ in (
+            ("scopes", bool(options.scopes)),
+            ("anonymous", options.anonymous),
+            ("resource_url", options.resource_url is not None),
+        )
+        if set_
+    ]
+    if options.auth is None and needs_auth:
+        needs = verb(len(needs_auth), "needs", "need")
+        raise CliError(f"{series(needs_auth)} {needs} --auth MODULE:ATTR")
+    if not 0 <= options.port <= 65535:
+        raise CliError(f"{given.said('port', options.port)} is not a TCP port")
+    if options.max_body_size is not None and options.max_body_size < 1:
+        size = given.said("max_body_size", options.max_body_size)
+        raise CliError(f"{size} is not a positive size in bytes")
+    check_limits(options, given)
