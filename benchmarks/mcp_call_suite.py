@@ -9,7 +9,9 @@ In this process (this project's environment, ``mcp`` 2.3.0):
 
 - the floor, a hand-written handler on the SDK's low-level ``Server``;
 - this adapter, a class ``Tool[AddInput, AddOutput]``: singleton by constructor
-  and scoped by ``handle()`` parameter, or both by ``handle()`` parameter;
+  and scoped by ``handle()`` parameter, or both by ``handle()`` parameter; the
+  same tool as a ``@tool`` function (both by parameter); each of the last two
+  with one pass-through middleware layer;
 - the SDK's ``MCPServer`` with async ``Resolve`` resolvers.
 
 FastMCP with ``Depends`` and dishka-fastmcp run in their own virtual
@@ -45,7 +47,18 @@ from benchmarks.mcp_workload import (
 )
 from benchmarks.suite import Column, Measured, RunOptions, Suite, Table, Target, find
 from container import Container
-from mcp_adapter import McpResponse, Server, Tool, build_sdk_server, compile_server
+from mcp_adapter import (
+    Call,
+    McpExtension,
+    McpResponse,
+    Next,
+    Platform,
+    Server,
+    Tool,
+    build_sdk_server,
+    compile_server,
+    tool,
+)
 from schemas import Schema
 
 ERA = {MODERN: "2026-07-28", LEGACY: "2025-11-25 (legacy)"}
@@ -109,6 +122,32 @@ class AddSyncTool(Tool[AddInput, AddOutput]):
         )
 
 
+async def passthrough(call: Call, call_next: Next) -> Any:
+    """One middleware layer that only passes the call on."""
+    return await call_next(call)
+
+
+class AddLayeredTool(AddHandleTool):
+    """``AddHandleTool`` with one middleware layer of its own."""
+
+    name = "add"
+    middleware = (passthrough,)
+
+
+class Adder(McpExtension):
+    @tool
+    async def add(self, a: int, b: int, ledger: Ledger, clock: Clock) -> AddOutput:
+        """Adds two integers (both services as parameters)."""
+        return AddOutput(sum=ledger.add(a, b) + clock.offset)
+
+
+class LayeredAdder(McpExtension):
+    @tool(middleware=[passthrough])
+    async def add(self, a: int, b: int, ledger: Ledger, clock: Clock) -> AddOutput:
+        """Adds two integers, through one middleware layer."""
+        return AddOutput(sum=ledger.add(a, b) + clock.offset)
+
+
 class ConstructorServer(Server):
     name = "adapter-constructor"
     tools = (AddTool,)
@@ -148,6 +187,28 @@ def adapter_sync() -> SdkServer[Any]:
     return adapter(SyncServer)
 
 
+class LayeredServer(Server):
+    name = "adapter-layered"
+    tools = (AddLayeredTool,)
+
+
+def adapter_layered() -> SdkServer[Any]:
+    return adapter(LayeredServer)
+
+
+def _function(extension: McpExtension) -> SdkServer[Any]:
+    container = services()
+    return build_sdk_server(Platform([extension]).compile(container), container)
+
+
+def adapter_function() -> SdkServer[Any]:
+    return _function(Adder())
+
+
+def adapter_function_layered() -> SdkServer[Any]:
+    return _function(LayeredAdder())
+
+
 # -- cases ----------------------------------------------------------------------------
 
 
@@ -185,6 +246,24 @@ def cases(options: RunOptions | None = None) -> list[Case]:
             _case(mode, "this adapter (both by handle())", adapter_handle, "ours-handle"),
             _case(
                 mode,
+                "this adapter, handle() + one middleware layer",
+                adapter_layered,
+                "ours-handle-layer",
+            ),
+            _case(
+                mode,
+                "this adapter, @tool function (both by parameter)",
+                adapter_function,
+                "ours-function",
+            ),
+            _case(
+                mode,
+                "this adapter, @tool function + one middleware layer",
+                adapter_function_layered,
+                "ours-function-layer",
+            ),
+            _case(
+                mode,
                 "this adapter, sync handle() (whole call on one worker thread)",
                 adapter_sync,
                 "ours-sync",
@@ -216,6 +295,9 @@ def verify(options: RunOptions | None = None) -> None:
         await check_server(adapter_constructor(), "this adapter (constructor)")
         await check_server(adapter_handle(), "this adapter (handle)")
         await check_server(adapter_sync(), "this adapter (sync handle)")
+        await check_server(adapter_layered(), "this adapter (handle + layer)")
+        await check_server(adapter_function(), "this adapter (@tool)")
+        await check_server(adapter_function_layered(), "this adapter (@tool + layer)")
         await check_server(mcpserver_resolve(), "MCPServer + Resolve")
         await check_handler(floor_server(), "floor")
         await check_handler(adapter_constructor(), "this adapter (constructor)")
@@ -291,7 +373,13 @@ def targets(table: Table) -> list[Target]:
     for mode in MODES:
         scenario, era = SCENARIO[mode], ERA[mode]
         resolve = find(table, scenario, "resolve")
-        for tag, label in (("ours-constructor", "constructor"), ("ours-handle", "handle()")):
+        for tag, label in (
+            ("ours-constructor", "constructor"),
+            ("ours-handle", "handle()"),
+            ("ours-handle-layer", "handle() + one layer"),
+            ("ours-function", "@tool"),
+            ("ours-function-layer", "@tool + one layer"),
+        ):
             ours = find(table, scenario, tag)
             if ours is None:
                 continue
@@ -302,7 +390,7 @@ def targets(table: Table) -> list[Target]:
                     f"{ours.ratio:.3f}x",
                 )
             )
-            if resolve is not None:
+            if resolve is not None and tag in ("ours-constructor", "ours-handle"):
                 share = ratio(ours.result, resolve.result)
                 found.append(
                     Target(

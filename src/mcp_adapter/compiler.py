@@ -186,3 +186,34 @@ def _classes(
                 )
             )
     return found
+
+
+def with_middleware(catalog: Catalog, middleware: Sequence[Any], container: Container) -> Catalog:
+    """``catalog`` with ``middleware`` outside every layer it has, around every call of every
+    method (``http_app(middleware=...)``, ``serve_stdio(middleware=...)``); it follows the
+    catalog when an override recompiles it. Raises ``CompileError`` for a bad layer."""
+    if not middleware:
+        return catalog
+    problems: list[Problem] = []
+    layers = plan_layers(tuple(middleware), f"the app serving {catalog.name}", container, problems)
+    if problems:
+        raise CompileError(catalog.name, problems)
+
+    def outside(component: C) -> C:
+        return dataclasses.replace(component, middleware=(*layers, *component.middleware))
+
+    rebuild = catalog.rebuild
+
+    def again(changed: Container) -> Catalog:
+        assert rebuild is not None
+        return with_middleware(rebuild(changed), middleware, changed)
+
+    return dataclasses.replace(
+        catalog,
+        tools=MappingProxyType({name: outside(t) for name, t in catalog.tools.items()}),
+        resources=MappingProxyType({uri: outside(r) for uri, r in catalog.resources.items()}),
+        templates=tuple(outside(t) for t in catalog.templates),
+        prompts=MappingProxyType({name: outside(p) for name, p in catalog.prompts.items()}),
+        middleware=(*layers, *catalog.middleware),
+        rebuild=again if rebuild is not None else None,
+    )

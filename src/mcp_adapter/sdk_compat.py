@@ -7,8 +7,8 @@ are checked when this module is imported, so a moved one fails the import;
 the instance attributes (``_connection``, ``_server_instances``,
 ``_event_store``) are read only here.
 
-Not here: ``mcp_adapter.extensions.put_on_server`` reads ``MCPServer``'s
-``_tool_manager._tools`` and builds tools with ``model_construct``. The
+``MCPServer``'s tool manager (``_tool_manager``: its ``_tools`` table) and its
+low-level server (``_lowlevel_server``) are read here for ``put_on_server``. The
 uvicorn and sse-starlette reach-ins are in :mod:`mcp_adapter.serving.internals`.
 """
 
@@ -17,12 +17,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Set
 from importlib.metadata import version
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from mcp.server import stdio as sdk_stdio
 from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+T = TypeVar("T")
 
 CHECKED_AGAINST = "2.3.0"
 SDK_VERSION = version("mcp")
@@ -126,3 +128,27 @@ class SessionHooksManager(StreamableHTTPSessionManager):
             await super()._discard_session(session_id, transport)
         finally:
             await self.session_closed(session_id)
+
+
+def mcpserver_tools(server: Any) -> dict[str, Any]:
+    """``MCPServer``'s table of its tools by name (``_tool_manager._tools``, mcp 2.3.0):
+    what ``put_on_server`` adds its entries to, so the server lists and calls them."""
+    tools: dict[str, Any] = server._tool_manager._tools
+    return tools
+
+
+def mcpserver_tool(server: Any, name: str) -> Any:
+    """The tool entry ``MCPServer`` serves under ``name`` (``None`` when none)."""
+    return server._tool_manager.get_tool(name)
+
+
+def mcpserver_lowlevel(server: Any) -> Any:
+    """The low-level ``Server`` an ``MCPServer`` answers with (``_lowlevel_server``)."""
+    return server._lowlevel_server
+
+
+def built_unvalidated(model: type[T], **fields: Any) -> T:
+    """An SDK model built without validation (``model_construct``): for an ``MCPServer``
+    tool entry whose fields are already valid and whose ``description`` may be ``None``,
+    which its validation would refuse."""
+    return model.model_construct(**fields)  # type: ignore[attr-defined, no-any-return]

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import pytest
+from starlette.requests import Request
 
 from container import Container
 from mcp_adapter import (
@@ -26,12 +27,15 @@ from mcp_adapter import (
     Server,
     Tool,
     compile_server,
+    http_app,
     tool,
 )
 from mcp_adapter.extensions import Call, Next, ToolExtension
 from mcp_adapter.testing import McpTestClient
 from schemas import Schema
 from tests.components.support import ERAS
+from tests.serving.clients import connect
+from tests.serving.harness import serve_app
 
 pytestmark = pytest.mark.anyio
 
@@ -386,3 +390,35 @@ def test_a_timeout_that_is_not_a_positive_number_is_a_compile_problem() -> None:
     message = str(raised.value)
     assert "timeout must be a positive number of seconds, not -1" in message
     assert "timeout must be a positive number of seconds, not 'soon'" in message
+
+
+# -- middleware given by the app that serves ---------------------------------------------
+
+
+async def test_http_app_middleware_runs_outside_the_servers_over_real_http() -> None:
+    async def agent(call: Call, call_next: Next, http: Request, trail: Trail) -> Any:
+        trail.seen.append(f"app {call.method} {http.headers.get('x-agent', '')}")
+        return await call_next(call)
+
+    container, trail = staged_container()
+    app = http_app(Staged, container, middleware=[agent])
+    with serve_app(app) as base:
+        for mode in ("auto", "legacy"):
+            async with connect(f"{base}/mcp", mode, headers={"x-agent": "probe"}) as client:
+                result = await client.call_tool("count", {"count": 3})
+                assert not result.is_error
+    assert trail.seen[:3] == [
+        "app tools/call probe",
+        "server tools/call count",
+        "own tools/call count",
+    ]
+    assert trail.seen.count("app tools/call probe") == 2
+
+
+def test_bad_app_middleware_fails_before_serving() -> None:
+    async def needs(call: Call, call_next: Next, missing: Unbound) -> Any:
+        return await call_next(call)
+
+    with pytest.raises(CompileError) as raised:
+        http_app(Staged, Container(), middleware=[needs])
+    assert "middleware of the app serving staged -> " in str(raised.value)

@@ -47,3 +47,9 @@ def test_no_serving_module_reads_a_private_attribute_of_another_object() -> None
         if (reads := private_reads(path.read_text()))
     }
     assert offenders == {}
+
+
+def test_put_on_server_reads_no_private_attribute_of_the_sdk() -> None:
+    source = (SERVING.parent / "extensions" / "put_on_server.py").read_text()
+    own = ("._dispatcher", "._compiled", "._filter")  # its own entry's, and the dispatcher's
+    assert [read for read in private_reads(source) if not read.split(" ")[0].endswith(own)] == []

@@ -43,6 +43,12 @@ from mcp_adapter.dispatcher import Dispatcher
 from mcp_adapter.errors import CompileError, problem, unknown
 from mcp_adapter.extensions.spec import ToolSpec
 from mcp_adapter.results import LEGACY_WRAP_KEY
+from mcp_adapter.sdk_compat import (
+    built_unvalidated,
+    mcpserver_lowlevel,
+    mcpserver_tool,
+    mcpserver_tools,
+)
 from mcp_adapter.tool_compiler import compile_function_tool
 
 _PUT: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
@@ -88,7 +94,7 @@ def put_on_server(
     dispatcher = _Dispatcher(catalog, container)
     if isinstance(server, MCPServer):
         for tool in catalog.tools.values():
-            server._tool_manager._tools[tool.name] = _AdapterTool.of(tool, dispatcher)
+            mcpserver_tools(server)[tool.name] = _AdapterTool.of(tool, dispatcher)
         if any(tool.hooks.any for tool in catalog.tools.values()):
             _filter_listing(server, dispatcher)
     else:
@@ -99,7 +105,7 @@ def put_on_server(
 
 def _served_names(server: MCPServer[Any] | SdkServer[Any]) -> set[str]:
     if isinstance(server, MCPServer):
-        return {tool.name for tool in server._tool_manager.list_tools()}
+        return set(mcpserver_tools(server))
     return set(_PUT.get(server, ()))
 
 
@@ -128,12 +134,12 @@ class _AdapterTool(SdkTool):
     @classmethod
     def of(cls, tool: CompiledTool, dispatcher: Dispatcher) -> _AdapterTool:
         entry = tool.legacy
-        # model_construct: the entry is already valid, and ``description`` may be None
-        adapter = cls.model_construct(
+        adapter = built_unvalidated(
+            cls,
             fn=tool.handler.function or _no_function,
             name=tool.name,
             title=entry.title,
-            description=entry.description,  # type: ignore[arg-type]
+            description=entry.description,
             parameters=entry.input_schema,
             fn_metadata=FuncMetadata(arg_model=ArgModelBase, output_schema=entry.output_schema),
             is_async=True,
@@ -199,14 +205,13 @@ async def _visible(
 
 def _filter_listing(server: MCPServer[Any], dispatcher: Dispatcher) -> None:
     """Wrap ``server``'s ``tools/list`` so a put tool its hooks hide is not listed."""
-    lowlevel = server._lowlevel_server
+    lowlevel = mcpserver_lowlevel(server)
     previous = lowlevel.get_request_handler("tools/list")
     if previous is None:  # pragma: no cover - MCPServer always registers one
         return
-    manager = server._tool_manager
 
     def ours(name: str) -> bool:
-        entry = manager.get_tool(name)
+        entry = mcpserver_tool(server, name)
         return isinstance(entry, _AdapterTool) and entry._dispatcher is dispatcher
 
     async def list_tools(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Collection
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any
 
@@ -13,6 +13,8 @@ from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Route
 
 from container import Container
+from mcp_adapter.compiler import with_middleware
+from mcp_adapter.middleware import Middleware
 from mcp_adapter.sdk import build_sdk_server
 from mcp_adapter.serving.auth import BearerAuth, app_middleware
 from mcp_adapter.serving.endpoint import endpoint, session_manager
@@ -38,6 +40,7 @@ def http_app(
     limits: HttpLimits | None = None,
     resumability: Resumability | None = None,
     request_state_security: RequestStateSecurity | None = None,
+    middleware: Sequence[Middleware] = (),
     configure: Callable[[SdkServer[Any]], None] | None = None,
     run_lifespan: bool = True,
     close_container: bool = False,
@@ -53,6 +56,8 @@ def http_app(
       client that disconnects before its answer cancels the call.
     - ``host``: the host the app is served on; a loopback host keeps DNS-rebinding
       protection (:func:`default_transport_security`).
+    - ``middleware``: layers around every call of every method, outside the
+      server's own ``Server.middleware`` (docs/middleware.md);
     - ``toolsets``: serve only these toolsets; clients can narrow further per
       request with ``X-MCP-Toolsets`` or ``{path}/x/{toolset}``.
     - ``auth``: a :class:`BearerAuth`, to require ``Authorization: Bearer``
@@ -88,7 +93,7 @@ def http_app(
         transport_security = default_transport_security(host)
     else:  # the app's own copy: the SDK's settings are a mutable model
         transport_security = transport_security.model_copy(deep=True)
-    catalog = catalog_of(servable, container)
+    catalog = with_middleware(catalog_of(servable, container), middleware, container)
     if toolsets is not None:
         catalog = catalog.select(toolsets)
     server = build_sdk_server(

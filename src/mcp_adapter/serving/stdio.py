@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextvars
 import logging
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import AsyncExitStack, contextmanager
 from types import TracebackType
 from typing import Protocol, Self
@@ -18,7 +18,9 @@ from pydantic import ValidationError
 
 from container import Container
 from mcp_adapter.catalog import Catalog
+from mcp_adapter.compiler import with_middleware
 from mcp_adapter.errors import CompileError, problem
+from mcp_adapter.middleware import Middleware
 from mcp_adapter.sdk import build_sdk_server
 from mcp_adapter.sdk_compat import claim_stdin
 from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id
@@ -196,6 +198,7 @@ async def serve_stdio(
     close_container: bool = False,
     run_lifespan: bool = True,
     request_state_security: RequestStateSecurity | None = None,
+    middleware: Sequence[Middleware] = (),
 ) -> None:
     """Serve ``servable`` over stdio until the client closes stdin.
 
@@ -212,8 +215,9 @@ async def serve_stdio(
     is not a string or an integer included), is answered with
     ``-32700``/``-32600`` and ``id: null``. ``request_state_security`` seals
     2026-07-28 ``requestState`` (see :func:`mcp_adapter.sdk.build_sdk_server`).
+    ``middleware`` runs around every call, outside the server's own (docs/middleware.md).
     """
-    catalog = catalog_of(servable, container)
+    catalog = with_middleware(catalog_of(servable, container), middleware, container)
     refuse_http_only(catalog, "stdio")
     server = build_sdk_server(
         catalog, container, transport="stdio", request_state_security=request_state_security
