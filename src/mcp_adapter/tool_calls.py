@@ -131,17 +131,23 @@ class ToolCalls(DispatchCore):
             if errors:
                 return invalid_arguments(errors)
             instance = await tool.build(scope) if tool.build_is_async else tool.build(scope)
-            if tool.middleware:
-                outcome = await self._tool_chain(run, tool, instance, scope, request, payload)
-            else:
-                spread = tool.arguments(payload)
-                outcome = await run.call(tool.handler, instance, scope, request, payload, spread)
-            if tool.convert is not None:
-                outcome = tool.convert(outcome)
-            for _ in range(MAX_INPUT_ROUNDS):
+            rounds = 0  # the 2025-11-25 questions asked so far, each followed by a new call
+            while True:
+                if tool.middleware:
+                    outcome = await self._tool_chain(run, tool, instance, scope, request, payload)
+                else:
+                    spread = tool.arguments(payload)
+                    outcome = await run.call(
+                        tool.handler, instance, scope, request, payload, spread
+                    )
+                if tool.convert is not None:  # a function tool's plain value becomes a result
+                    outcome = tool.convert(outcome)
                 question = asking(outcome)
                 if question is None:
                     break
+                if rounds == MAX_INPUT_ROUNDS:
+                    raise RuntimeError(f"{tool.name} asked for input {MAX_INPUT_ROUNDS} times")
+                rounds += 1
                 current = request or self.request(ctx)
                 modern = is_modern(ctx)
                 if not modern and not ctx.session.can_send_request:
@@ -154,30 +160,9 @@ class ToolCalls(DispatchCore):
                     request = await run.elicit(ctx, question, current)
                 except TimeoutError:
                     return input_timed_out(self.catalog.input_timeout)
-                outcome = await self._handle(run, tool, instance, scope, request, payload)
-            else:
-                raise RuntimeError(f"{tool.name} asked for input {MAX_INPUT_ROUNDS} times")
             return tool_result(
                 outcome, owner=tool.cls.__qualname__, output=tool.output, modern=is_modern(ctx)
             )
-
-    async def _handle(
-        self,
-        run: OnLoop | OnThread,
-        tool: CompiledTool,
-        instance: Any,
-        scope: Scope,
-        request: McpRequest | None,
-        payload: Any,
-    ) -> Any:
-        """The handler's value, through the tool's middleware when it has some, read by its
-        ``convert`` (a function tool's plain value becomes a result)."""
-        if tool.middleware:
-            outcome = await self._tool_chain(run, tool, instance, scope, request, payload)
-        else:
-            spread = tool.arguments(payload)
-            outcome = await run.call(tool.handler, instance, scope, request, payload, spread)
-        return outcome if tool.convert is None else tool.convert(outcome)
 
     async def _tool_chain(
         self,
