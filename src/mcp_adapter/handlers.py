@@ -263,41 +263,6 @@ def _plan(
     return (dataclasses.replace(plan, function=function) if direct else plan), []
 
 
-INJECTED = frozenset({Source.SERVICE, Source.REQUEST, Source.HTTP_REQUEST})
-"""The sources ``invoke`` fills from the request and its scope."""
-
-
-def injected_names(plan: HandlerPlan) -> tuple[str, ...]:
-    """The parameters of ``plan`` filled from the request and its scope, in order."""
-    return tuple(slot.name for slot in plan.slots if slot.source in INJECTED)
-
-
-def fold(plan: HandlerPlan, extra: HandlerPlan, rename: Callable[[str], str]) -> HandlerPlan:
-    """``plan`` that also fills the injected parameters of ``extra`` (its services, the
-    ``McpRequest``, the HTTP request), each under ``rename(name)``.
-
-    One ``invoke`` then resolves both in the same scope and passes them to
-    ``plan``'s function, which hands ``extra``'s on (function tools' middleware).
-    ``extra``'s other slots (defaults, named arguments) are not filled.
-    """
-    return dataclasses.replace(
-        plan,
-        slots=(
-            *plan.slots,
-            *(
-                dataclasses.replace(slot, name=rename(slot.name))
-                for slot in extra.slots
-                if slot.source in INJECTED
-            ),
-        ),
-        services=(*plan.services, *((rename(n), b) for n, b in extra.services)),
-        async_services=(*plan.async_services, *((rename(n), b) for n, b in extra.async_services)),
-        requests=(*plan.requests, *map(rename, extra.requests)),
-        http_requests=(*plan.http_requests, *map(rename, extra.http_requests)),
-        contexts=plan.contexts | extra.contexts,
-    )
-
-
 def _classify(
     param: Param,
     label: str,
