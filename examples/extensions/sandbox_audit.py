@@ -19,7 +19,7 @@ from sandboxes import Sandboxes
 
 from container import Container
 from mcp_adapter import McpExtension, McpResponse, Platform, PluginManifest
-from mcp_adapter.extensions import Next, Call, ToolExtension
+from mcp_adapter.extensions import Call, Next, ToolExtension
 from mcp_adapter.testing import McpTestClient
 
 
