@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from container import Container
@@ -73,8 +73,11 @@ class Texts(McpExtension):
         return "x" * times
 
 
-def served(*layers: Callable[..., Any], server: str = "layered") -> Platform:
-    """A server with ``layers`` as its ``Server.middleware``, and the function tools."""
+def served(
+    *layers: Callable[..., Any], server: str = "layered", more: Sequence[McpExtension] = ()
+) -> Platform:
+    """A server with ``layers`` as its ``Server.middleware``, the function tools of
+    ``Texts`` and those of ``more``."""
 
     class Layered(Server):
         name = server
@@ -83,9 +86,11 @@ def served(*layers: Callable[..., Any], server: str = "layered") -> Platform:
         prompts = (Greeting,)
         middleware: ClassVar = layers
 
-    return Platform([Texts()], server=Layered)
+    return Platform([Texts(), *more], server=Layered)
 
 
-def client(*layers: Callable[..., Any], era: str, **options: Any) -> McpTestClient:
-    """The test client of ``served(*layers)`` in ``era`` (``identity=`` and the like)."""
-    return McpTestClient(Container(), served(*layers), protocol=era, **options)
+def client(
+    *layers: Callable[..., Any], era: str, more: Sequence[McpExtension] = (), **options: Any
+) -> McpTestClient:
+    """The test client of ``served(*layers, more=more)`` in ``era`` (``identity=``, ...)."""
+    return McpTestClient(Container(), served(*layers, more=more), protocol=era, **options)

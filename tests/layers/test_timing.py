@@ -39,7 +39,7 @@ async def test_every_kind_of_call_is_timed_under_its_method_and_name(era: str) -
     assert timing.durations("prompts/list") == (seen[-1][2],)
     assert timing.durations("tools/call", "never called") == ()
     assert all(ms >= 0 for *_, ms in seen)
-    assert timing.keys() == [
+    assert timing.timed() == [
         ("tools/call", "echo"),
         ("tools/call", "repeat"),
         ("resources/read", "notes://1"),
@@ -79,7 +79,7 @@ def test_memory_stays_bounded_in_keys_and_in_durations_per_key() -> None:
         timing.record(Call(f"notes://{number}", method="resources/read"), 1.0)
     for ms in range(10):
         timing.record(Call("echo"), float(ms))
-    keys = timing.keys()
+    keys = timing.timed()
     assert len(keys) == 50
     assert keys[-1] == ("tools/call", "echo")
     assert keys[0] == ("resources/read", "notes://9951")  # the least recent went first
@@ -87,10 +87,10 @@ def test_memory_stays_bounded_in_keys_and_in_durations_per_key() -> None:
     assert timing.durations("resources/read", "notes://0") == ()
     timing.record(Call("notes://9951", method="resources/read"), 2.0)  # now the most recent
     timing.record(Call("new"), 1.0)
-    assert ("resources/read", "notes://9951") in timing.keys()
-    assert ("resources/read", "notes://9952") not in timing.keys()
+    assert ("resources/read", "notes://9951") in timing.timed()
+    assert ("resources/read", "notes://9952") not in timing.timed()
     timing.clear()
-    assert timing.keys() == []
+    assert timing.timed() == []
 
 
 @pytest.mark.parametrize("options", [{"keep": 0}, {"max_keys": 0}])

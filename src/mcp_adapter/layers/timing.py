@@ -21,9 +21,9 @@ class Timing:
     Each duration goes to ``callback(call, duration_ms)`` when one is given (it runs on the
     call's path: keep it quick; if it raises, the error is logged and the call goes on),
     else to the logger ``mcp_adapter.timing`` at DEBUG. The last ``keep`` durations of
-    each ``(method, name)`` stay readable through ``durations()``; at most ``max_keys``
-    pairs are kept (a resource's name is its URI, so names are the client's to choose),
-    the least recently timed dropped first.
+    each ``(method, name)`` stay readable through ``durations()`` (the pairs: ``timed()``);
+    at most ``max_keys`` pairs are kept (a resource's name is its URI, so names are the
+    client's to choose), the least recently timed dropped first.
 
     Failed, refused and cancelled calls are timed too. It injects nothing, so it adds no
     request snapshot to a call.
@@ -86,7 +86,7 @@ class Timing:
         kept = self._kept.get((method, name))
         return () if kept is None else tuple(kept)
 
-    def keys(self) -> list[Key]:
+    def timed(self) -> list[Key]:
         """The ``(method, name)`` pairs with durations, least recently timed first."""
         return list(self._kept)
 
