@@ -164,3 +164,28 @@ async def test_the_logger_and_level_are_the_callers_and_a_disabled_one_logs_noth
     assert [r.levelno for r in access(caplog, "audit.mcp")] == [logging.DEBUG]
     assert [r.levelno for r in access(caplog, "audit.loud")] == [logging.INFO] * 2
     assert access(caplog) == []
+
+
+class Audited(Tool):
+    """A tool with an access log of its own."""
+
+    middleware: ClassVar = (AccessLog(logger="audit.audited"),)
+
+    async def handle(self) -> McpResponse:
+        return McpResponse.text("done")
+
+
+async def test_on_a_component_it_logs_that_component_only(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    class Mixed(Server):
+        name = "mixed"
+        tools = (Audited, Sleepy)
+
+    caplog.set_level(logging.INFO, logger="audit.audited")
+    async with McpTestClient(Container(), Mixed, identity=ADA) as mcp:
+        (await mcp.tool("audited")).assertOk()
+        (await mcp.list_tools()).assertOk()
+    assert [(r.method, r.component, r.subject) for r in access(caplog, "audit.audited")] == [
+        ("tools/call", "audited", "ada")
+    ]
