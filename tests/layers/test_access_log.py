@@ -1,0 +1,191 @@
+"""``AccessLog``: one record per call with its outcome, never arguments or results."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, ClassVar
+
+import anyio
+import pytest
+
+from container import Container
+from mcp_adapter import Identity, McpResponse, Server, Tool
+from mcp_adapter.layers import FIELDS, AccessLog, RateLimit
+from mcp_adapter.testing import McpTestClient
+from tests.components.support import ERAS
+from tests.layers.support import SECRET, client
+
+pytestmark = pytest.mark.anyio
+
+ADA = Identity(subject="ada", client_id="client-1")
+
+
+def access(caplog: pytest.LogCaptureFixture, logger: str = "mcp_adapter.access") -> list[Any]:
+    return [record for record in caplog.records if record.name == logger]
+
+
+def fields(record: logging.LogRecord) -> dict[str, Any]:
+    return {name: getattr(record, name) for name in FIELDS}
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_each_tool_call_is_one_record_with_its_outcome_and_caller(
+    era: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="mcp_adapter.access")
+    async with client(AccessLog(), era=era, identity=ADA) as mcp:
+        (await mcp.tool("echo", {"text": SECRET})).assertOk()
+        (await mcp.tool("echo", {"text": SECRET, "mode": "error"})).assertError("cannot echo")
+        (await mcp.tool("echo", {"text": SECRET, "mode": "refuse"})).assertError("echo refused")
+        failed = (await mcp.tool("echo", {"text": SECRET, "mode": "fail"})).assertError()
+    records = access(caplog)
+    assert [(r.method, r.component, r.outcome, r.subject) for r in records] == [
+        ("tools/call", "echo", outcome, "ada") for outcome in ("ok", "error", "refused", "failed")
+    ]
+    assert records[2].refusal == "ToolError"
+    assert failed.result is not None
+    assert records[3].incident == failed.result["_meta"]["incident"]
+    assert records[3].error_type == "RuntimeError"
+    assert [r.incident for r in records[:3]] == [None, None, None]
+    assert all(isinstance(r.duration_ms, float) and r.duration_ms >= 0 for r in records)
+    assert all(isinstance(r.request_id, int) for r in records)
+    assert records[0].getMessage().startswith("tools/call 'echo' ok in ")
+    assert records[0].getMessage().endswith(" ms by ada")
+    assert records[3].getMessage().endswith(f"(incident {records[3].incident}) (RuntimeError)")
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_no_record_carries_an_argument_value_or_a_result(
+    era: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="mcp_adapter.access")
+    async with client(AccessLog(), era=era) as mcp:
+        for mode in ("ok", "error", "refuse", "fail"):
+            await mcp.tool("echo", {"text": SECRET, "mode": mode})
+        await mcp.prompt("greeting", {"who": SECRET})
+        await mcp.read_resource("notes://3")
+    records = access(caplog)
+    assert len(records) == 6
+    for record in records:
+        assert SECRET not in record.getMessage()
+        assert SECRET not in repr(fields(record))
+        assert "note note" not in repr(vars(record))
+        assert record.subject is None  # anonymous
+    # the dispatcher's own incident log has the traceback; the access record does not
+    assert all(record.exc_info is None for record in records)
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_resources_prompts_listings_and_completion_are_logged_too(
+    era: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="mcp_adapter.access")
+    async with client(AccessLog(), era=era, identity=ADA) as mcp:
+        (await mcp.read_resource("notes://2")).assertOk()
+        broken = await mcp.read_resource("notes://-1")
+        (await mcp.prompt("greeting", {"who": "bob"})).assertOk()
+        (await mcp.list_tools()).assertOk()
+        (await mcp.list_resource_templates()).assertOk()
+        completed = await mcp.request(
+            "completion/complete",
+            {
+                "ref": {"type": "ref/resource", "uri": "notes://{number}"},
+                "argument": {"name": "number", "value": "4"},
+            },
+        )
+        assert completed.result is not None
+    assert broken.error is not None
+    records = access(caplog)
+    assert [(r.method, r.component, r.outcome) for r in records] == [
+        ("resources/read", "notes://2", "ok"),
+        ("resources/read", "notes://-1", "failed"),
+        ("prompts/get", "greeting", "ok"),
+        ("tools/list", "", "ok"),
+        ("resources/templates/list", "", "ok"),
+        ("completion/complete", "note", "ok"),
+    ]
+    # the client's error names the incident the access record has
+    assert broken.error["message"] == f"Resource read failed (incident {records[1].incident})"
+    assert records[3].getMessage().startswith("tools/list ok in ")
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_an_inner_layers_refusal_is_logged_refused(
+    era: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="mcp_adapter.access")
+    async with client(AccessLog(), RateLimit(1, 60), era=era) as mcp:
+        (await mcp.tool("echo", {"text": "a"})).assertOk()
+        (await mcp.tool("echo", {"text": "a"})).assertError("Rate limit exceeded")
+        (await mcp.list_tools()).assertError("Rate limit exceeded")
+    assert [(r.method, r.outcome, r.refusal) for r in access(caplog)] == [
+        ("tools/call", "ok", None),
+        ("tools/call", "refused", "ToolError"),
+        ("tools/list", "refused", "ToolError"),
+    ]
+
+
+class Sleepy(Tool):
+    """Never finishes within its timeout."""
+
+    timeout = 0.05
+
+    async def handle(self) -> McpResponse:
+        await anyio.sleep(30)
+        return McpResponse.text("never")
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_call_cancelled_at_its_timeout_is_logged_cancelled(
+    era: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Timed(Server):
+        name = "timed"
+        tools = (Sleepy,)
+        middleware: ClassVar = (AccessLog(),)
+
+    caplog.set_level(logging.INFO, logger="mcp_adapter.access")
+    async with McpTestClient(Container(), Timed, protocol=era) as mcp:
+        (await mcp.tool("sleepy")).assertError("Tool timed out")
+    ((record),) = access(caplog)
+    assert (record.method, record.outcome, record.incident) == ("tools/call", "cancelled", None)
+    assert record.duration_ms >= 40
+
+
+async def test_the_logger_and_level_are_the_callers_and_a_disabled_one_logs_nothing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO)
+    quiet = AccessLog(logger="audit.mcp", level=logging.DEBUG)
+    async with client(quiet, AccessLog(logger=logging.getLogger("audit.loud")), era=ERAS[0]) as mcp:
+        (await mcp.tool("echo", {"text": "a"})).assertOk()
+        caplog.set_level(logging.DEBUG, logger="audit.mcp")
+        (await mcp.tool("echo", {"text": "b"})).assertOk()
+    assert [r.levelno for r in access(caplog, "audit.mcp")] == [logging.DEBUG]
+    assert [r.levelno for r in access(caplog, "audit.loud")] == [logging.INFO] * 2
+    assert access(caplog) == []
+
+
+class Audited(Tool):
+    """A tool with an access log of its own."""
+
+    middleware: ClassVar = (AccessLog(logger="audit.audited"),)
+
+    async def handle(self) -> McpResponse:
+        return McpResponse.text("done")
+
+
+async def test_on_a_component_it_logs_that_component_only(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    class Mixed(Server):
+        name = "mixed"
+        tools = (Audited, Sleepy)
+
+    caplog.set_level(logging.INFO, logger="audit.audited")
+    async with McpTestClient(Container(), Mixed, identity=ADA) as mcp:
+        (await mcp.tool("audited")).assertOk()
+        (await mcp.list_tools()).assertOk()
+    assert [(r.method, r.component, r.subject) for r in access(caplog, "audit.audited")] == [
+        ("tools/call", "audited", "ada")
+    ]
