@@ -12,10 +12,16 @@ for the parts that differ. :class:`OnThread`'s parts never suspend, so
 :func:`drive` runs that coroutine to its end on the worker thread without an
 event loop; the one part that needs the loop (asking a 2025-11-25 client for
 input) goes back to it with ``anyio.from_thread.run``.
+
+Each stage of a call goes through its mode (``visible``, ``check_wire``/``check``,
+``resolve``/``aresolve``, ``call``, ``output``), so that a traced call
+(:class:`mcp_adapter.telemetry.Traced`) can wrap each in a span; here the parts that
+do not differ are the functions themselves (``operator.call``: no frame of their own).
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Awaitable, Callable, Coroutine
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -28,6 +34,7 @@ from mcp_adapter.handlers import HandlerPlan
 from mcp_adapter.interrupts import HandlerExited
 from mcp_adapter.request import McpRequest
 from mcp_adapter.response import McpResponse
+from schemas import Contract
 
 if TYPE_CHECKING:
     from mcp_adapter.dispatch_core import DispatchCore
@@ -35,7 +42,30 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class OnLoop:
+class _Stages:
+    """The stages both modes run as they are: the functions themselves, called directly."""
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:
+
+        @staticmethod
+        def check_wire(contract: Contract[T], value: Any) -> tuple[T | None, Any]: ...
+        @staticmethod
+        def check(function: Callable[..., T], /, *args: Any) -> T: ...
+        @staticmethod
+        def resolve(function: Callable[..., T], /, *args: Any) -> T: ...
+        @staticmethod
+        def aresolve(function: Callable[..., Awaitable[T]], /, *args: Any) -> Awaitable[T]: ...
+        @staticmethod
+        def output(function: Callable[..., T], /, *args: Any, **kwargs: Any) -> T: ...
+
+    else:
+        check_wire = staticmethod(Contract.check_wire)
+        check = resolve = aresolve = output = staticmethod(operator.call)
+
+
+class OnLoop(_Stages):
     """Services and hooks on the loop; a sync handler in a worker thread.
 
     Its parts are the dispatcher's own methods and ``HandlerPlan.invoke`` themselves
@@ -52,7 +82,7 @@ class OnLoop:
         self.elicit: Callable[..., Awaitable[Any]] = dispatcher.elicit
 
 
-class OnThread:
+class OnThread(_Stages):
     """Everything of the call on the calling (worker) thread."""
 
     __slots__ = ("dispatcher",)

@@ -14,12 +14,13 @@ import anyio.to_thread
 from mcp import MCPError, types
 
 from container import Scope
-from mcp_adapter.call_modes import OnLoop, OnThread, drive
+from mcp_adapter import telemetry
+from mcp_adapter.call_modes import drive
 from mcp_adapter.catalog import (
     CompiledTool,
 )
 from mcp_adapter.context import is_modern, supports_elicitation
-from mcp_adapter.dispatch_core import DispatchCore
+from mcp_adapter.dispatch_core import DispatchCore, Mode
 from mcp_adapter.errors import (
     Refusal,
     ToolError,
@@ -45,6 +46,7 @@ from mcp_adapter.results import (
     timed_out,
     tool_result,
 )
+from mcp_adapter.telemetry import Tracing
 
 T = TypeVar("T")
 Entry = TypeVar("Entry")
@@ -75,8 +77,18 @@ class ToolCalls(DispatchCore):
         paired = [(self.catalog.tools[entry.name], entry) for entry in pages[index]]
         return types.ListToolsResult(tools=await self._filter(ctx, paired), next_cursor=cursor)
 
-    async def call_tool(
+    def call_tool(
         self, ctx: Any, params: types.CallToolRequestParams
+    ) -> Awaitable[types.CallToolResult | types.InputRequiredResult]:
+        otel = self._otel
+        if otel is not None and (otel.on or otel.tick()):
+            return telemetry.observed(
+                telemetry.TOOL, params.name, ctx, self._answer_tool, ctx, params
+            )
+        return self._answer_tool(ctx, params)
+
+    async def _answer_tool(
+        self, ctx: Any, params: types.CallToolRequestParams, tracing: Tracing | None = None
     ) -> types.CallToolResult | types.InputRequiredResult:
         if self._generation != self.container.generation:
             self._follow()
@@ -87,9 +99,9 @@ class ToolCalls(DispatchCore):
         request = self.request(ctx, arguments=arguments) if tool.needs_request else None
         try:
             if tool.timeout is None:
-                return await self._call_tool(tool, ctx, arguments, request)
+                return await self._call_tool(tool, ctx, arguments, request, tracing)
             with anyio.move_on_after(tool.timeout):
-                return await self._call_tool(tool, ctx, arguments, request)
+                return await self._call_tool(tool, ctx, arguments, request, tracing)
             return timed_out(tool.timeout, self._timed_out("tool", tool.name, tool.timeout))
         except MCPError:
             raise
@@ -110,15 +122,19 @@ class ToolCalls(DispatchCore):
         ctx: Any,
         arguments: Mapping[str, Any],
         request: McpRequest | None,
+        tracing: Tracing | None,
     ) -> Awaitable[types.CallToolResult | types.InputRequiredResult]:
+        run: Mode = self._on_thread if tool.thread_bound else self._on_loop
+        if tracing is not None:
+            run = tracing.on(run)
         if tool.thread_bound:
-            call = functools.partial(self._tool, self._on_thread, tool, ctx, arguments, request)
+            call = functools.partial(self._tool, run, tool, ctx, arguments, request)
             return anyio.to_thread.run_sync(drive, call)
-        return self._tool(self._on_loop, tool, ctx, arguments, request)
+        return self._tool(run, tool, ctx, arguments, request)
 
     async def _tool(
         self,
-        run: OnLoop | OnThread,
+        run: Mode,
         tool: CompiledTool,
         ctx: Any,
         arguments: Mapping[str, Any],
@@ -127,10 +143,13 @@ class ToolCalls(DispatchCore):
         async with run.scope(ctx, request) as scope:
             if tool.hooks.any:
                 await self._gate(run, "tool", tool, scope, request)
-            payload, errors = tool.input.check_wire(arguments)
+            payload, errors = run.check_wire(tool.input, arguments)
             if errors:
                 return invalid_arguments(errors)
-            instance = await tool.build(scope) if tool.build_is_async else tool.build(scope)
+            if tool.build_is_async:
+                instance = await run.aresolve(tool.build, scope)
+            else:
+                instance = run.resolve(tool.build, scope)
             if tool.middleware:
                 outcome = await self._tool_chain(run, tool, instance, scope, request, payload)
             else:
@@ -157,13 +176,17 @@ class ToolCalls(DispatchCore):
                 outcome = await self._handle(run, tool, instance, scope, request, payload)
             else:
                 raise RuntimeError(f"{tool.name} asked for input {MAX_INPUT_ROUNDS} times")
-            return tool_result(
-                outcome, owner=tool.cls.__qualname__, output=tool.output, modern=is_modern(ctx)
+            return run.output(
+                tool_result,
+                outcome,
+                owner=tool.cls.__qualname__,
+                output=tool.output,
+                modern=is_modern(ctx),
             )
 
     async def _handle(
         self,
-        run: OnLoop | OnThread,
+        run: Mode,
         tool: CompiledTool,
         instance: Any,
         scope: Scope,
@@ -181,7 +204,7 @@ class ToolCalls(DispatchCore):
 
     async def _tool_chain(
         self,
-        run: OnLoop | OnThread,
+        run: Mode,
         tool: CompiledTool,
         instance: Any,
         scope: Scope,
