@@ -3,6 +3,7 @@ the real client in both eras."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
@@ -100,7 +101,7 @@ class WrongOutputTool(Tool[AddInput, AddOutput]):
 class HiddenTool(Tool):
     name = "hidden"
 
-    async def shouldRegister(self) -> bool:  # noqa: N802 - the hook's name
+    async def shouldRegister(self) -> bool:
         return False
 
     async def handle(self) -> McpResponse:
@@ -178,7 +179,7 @@ async def test_each_stage_is_a_child_of_the_sdk_span(
     (user,) = otel.named("user work")
     assert parent_of(user) == handler.context.span_id
     # stages run one after another, within the SDK's span
-    for earlier, later in zip(stages, stages[1:], strict=False):
+    for earlier, later in itertools.pairwise(stages):
         assert (earlier.end_time or 0) <= (later.start_time or 0)
     assert (server.start_time or 0) <= (stages[0].start_time or 0)
     assert (stages[-1].end_time or 0) <= (server.end_time or 0)
