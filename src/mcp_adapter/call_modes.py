@@ -14,9 +14,11 @@ event loop; the one part that needs the loop (asking a 2025-11-25 client for
 input) goes back to it with ``anyio.from_thread.run``.
 
 Each stage of a call goes through its mode (``visible``, ``check_wire``/``check``,
-``resolve``/``aresolve``, ``call``, ``output``), so that a traced call
+``resolve``/``aresolve``, ``call``, and the result: ``tool_result``,
+``resource_contents``, ``prompt_messages``), so that a traced call
 (:class:`mcp_adapter.telemetry.Traced`) can wrap each in a span; here the parts that
-do not differ are the functions themselves (``operator.call``: no frame of their own).
+do not differ are the functions themselves, called directly (``operator.call`` for
+``check`` and ``resolve``: no Python frame of its own).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio.from_thread
 
 from container import Scope
+from mcp_adapter import results
 from mcp_adapter.catalog import CompiledComponent
 from mcp_adapter.handlers import HandlerPlan
 from mcp_adapter.interrupts import HandlerExited
@@ -47,22 +50,22 @@ class _Stages:
 
     __slots__ = ()
 
+    check_wire = staticmethod(Contract.check_wire)
+    tool_result = staticmethod(results.tool_result)
+    resource_contents = staticmethod(results.resource_contents)
+    prompt_messages = staticmethod(results.prompt_messages)
+
     if TYPE_CHECKING:
 
-        @staticmethod
-        def check_wire(contract: Contract[T], value: Any) -> tuple[T | None, Any]: ...
         @staticmethod
         def check(function: Callable[..., T], /, *args: Any) -> T: ...
         @staticmethod
         def resolve(function: Callable[..., T], /, *args: Any) -> T: ...
         @staticmethod
         def aresolve(function: Callable[..., Awaitable[T]], /, *args: Any) -> Awaitable[T]: ...
-        @staticmethod
-        def output(function: Callable[..., T], /, *args: Any, **kwargs: Any) -> T: ...
 
     else:
-        check_wire = staticmethod(Contract.check_wire)
-        check = resolve = aresolve = output = staticmethod(operator.call)
+        check = resolve = aresolve = staticmethod(operator.call)
 
 
 class OnLoop(_Stages):

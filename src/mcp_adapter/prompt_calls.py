@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Mapping
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, TypeVar, cast
 
@@ -20,9 +20,6 @@ from mcp_adapter.errors import (
 )
 from mcp_adapter.middleware import Call, through
 from mcp_adapter.paging import next_cursor, page_index
-from mcp_adapter.results import (
-    prompt_messages,
-)
 from mcp_adapter.telemetry import Tracing
 
 T = TypeVar("T")
@@ -55,18 +52,18 @@ class PromptCalls(DispatchCore):
             prompts=await self._filter(ctx, paired), next_cursor=next_cursor(index, len(pages))
         )
 
-    def get_prompt(
-        self, ctx: Any, params: types.GetPromptRequestParams
-    ) -> Awaitable[types.GetPromptResult]:
-        otel = self._otel
-        if otel is not None and (otel.on or otel.tick()):
-            name = params.name
-            return telemetry.observed(telemetry.PROMPT, name, ctx, self._answer_prompt, ctx, params)
-        return self._answer_prompt(ctx, params)
-
-    async def _answer_prompt(
-        self, ctx: Any, params: types.GetPromptRequestParams, tracing: Tracing | None = None
+    async def get_prompt(
+        self,
+        ctx: Any,
+        params: types.GetPromptRequestParams,
+        tracing: Tracing | None = None,
+        observed: bool = False,
     ) -> types.GetPromptResult:
+        otel = self._otel
+        if otel is not None and not observed and (otel.on or (next(otel.due) and otel.refresh())):
+            return await telemetry.observed(
+                telemetry.PROMPT, params.name, ctx, self.get_prompt, params
+            )
         self._follow()
         prompt = self.catalog.prompts.get(params.name)
         if prompt is None:
@@ -87,11 +84,8 @@ class PromptCalls(DispatchCore):
                     outcome = await run.call(
                         prompt.handler, instance, scope, request, None, arguments
                     )
-                return run.output(
-                    prompt_messages,
-                    outcome,
-                    owner=prompt.cls.__qualname__,
-                    description=prompt.entry.description,
+                return run.prompt_messages(
+                    outcome, owner=prompt.cls.__qualname__, description=prompt.entry.description
                 )
 
         def failed(incident: str) -> types.GetPromptResult:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable
 from types import MappingProxyType
 from typing import Any, TypeVar
 
@@ -23,9 +22,6 @@ from mcp_adapter.errors import (
 )
 from mcp_adapter.middleware import Call
 from mcp_adapter.paging import next_cursor, page_index
-from mcp_adapter.results import (
-    resource_contents,
-)
 from mcp_adapter.telemetry import Tracing
 
 T = TypeVar("T")
@@ -91,20 +87,20 @@ class ResourceReads(DispatchCore):
                 return template, variables
         return None
 
-    def read_resource(
-        self, ctx: Any, params: types.ReadResourceRequestParams
-    ) -> Awaitable[types.ReadResourceResult]:
-        otel = self._otel
-        if otel is not None and (otel.on or otel.tick()):
-            uri = str(params.uri)
-            return telemetry.observed(telemetry.RESOURCE, uri, ctx, self._answer_read, ctx, params)
-        return self._answer_read(ctx, params)
-
-    async def _answer_read(
-        self, ctx: Any, params: types.ReadResourceRequestParams, tracing: Tracing | None = None
+    async def read_resource(
+        self,
+        ctx: Any,
+        params: types.ReadResourceRequestParams,
+        tracing: Tracing | None = None,
+        observed: bool = False,
     ) -> types.ReadResourceResult:
-        self._follow()
         uri = str(params.uri)
+        otel = self._otel
+        if otel is not None and not observed and (otel.on or (next(otel.due) and otel.refresh())):
+            return await telemetry.observed(
+                telemetry.RESOURCE, uri, ctx, self.read_resource, params
+            )
+        self._follow()
         static = self.catalog.resources.get(uri)
         if static is not None:
             result = await self._read(ctx, uri, static, {}, tracing)
@@ -151,8 +147,7 @@ class ResourceReads(DispatchCore):
                         outcome = await run.call(
                             resource.handler, instance, scope, request, None, arguments
                         )
-                    return run.output(
-                        resource_contents,
+                    return run.resource_contents(
                         outcome,
                         owner=resource.cls.__qualname__,
                         uri=uri,

@@ -19,6 +19,7 @@ Every ``opentelemetry`` import of the adapter is in this module.
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
@@ -31,6 +32,7 @@ from mcp import MCPError, types
 from opentelemetry import metrics, trace
 from opentelemetry.trace import Span, SpanKind, StatusCode
 
+from mcp_adapter import results
 from mcp_adapter.errors import Refusal, incident_of
 from mcp_adapter.interrupts import cancelled_for_real
 
@@ -78,13 +80,18 @@ def _real(provider: object) -> bool:
 
 
 class Activity:
-    """Whether a tracer or a meter provider is configured, read once per call."""
+    """Whether a tracer or a meter provider is configured, read once per call.
 
-    __slots__ = ("_left", "metrics", "on", "traces")
+    A dispatcher asks ``otel.on or (next(otel.due) and otel.refresh())``: while ``on``
+    is ``False``, ``due`` (a C iterator, no Python frame) is true once every
+    :data:`RECHECK` calls, and only then are the providers looked at.
+    """
+
+    __slots__ = ("due", "metrics", "on", "traces")
 
     def __init__(self) -> None:
         self.traces = self.metrics = self.on = False
-        self._left = RECHECK
+        self.due: Iterator[bool] = _countdown()
 
     def refresh(self) -> bool:
         """Look at the global providers now; ``on``: either is a real one."""
@@ -93,13 +100,12 @@ class Activity:
         if not self.metrics:
             self.metrics = _real(metrics.get_meter_provider())
         self.on = self.traces or self.metrics
-        self._left = RECHECK
+        self.due = _countdown()
         return self.on
 
-    def tick(self) -> bool:
-        """A call while ``on`` is ``False``: every :data:`RECHECK` calls, look again."""
-        self._left -= 1
-        return self._left <= 0 and self.refresh()
+
+def _countdown() -> Iterator[bool]:
+    return itertools.cycle((False,) * (RECHECK - 1) + (True,))
 
 
 ACTIVITY: Final = Activity()
@@ -145,16 +151,16 @@ async def observed(
     target: str,
     ctx: Any,
     answer: Callable[..., Awaitable[T]],
-    *args: Any,
+    params: Any,
 ) -> T:
-    """``await answer(*args, tracing)``: the call, with stage spans when tracing and its
-    duration recorded once when measuring."""
+    """``await answer(ctx, params, tracing, True)`` (the dispatcher's method again, told it
+    is observed): with stage spans when tracing, its duration recorded when measuring."""
     activity = ACTIVITY
-    if not (activity.traces and activity.metrics):
-        activity.tick()  # the other provider may come later
+    if not (activity.traces and activity.metrics) and next(activity.due):
+        activity.refresh()  # the other provider may come later
     tracing = Tracing(kind, target) if activity.traces else None
     if not activity.metrics:
-        return await answer(*args, tracing)
+        return await answer(ctx, params, tracing, True)
     attributes: dict[str, Any] = {"mcp.method.name": kind.method}
     if kind.on_metric:
         attributes[kind.target] = target
@@ -165,7 +171,7 @@ async def observed(
         attributes["mcp.protocol.version"] = version
     start = time.perf_counter()
     try:
-        result = await answer(*args, tracing)
+        result = await answer(ctx, params, tracing, True)
     except MCPError as error:
         code = str(error.error.code)
         attributes["error.type"] = attributes["rpc.response.status_code"] = code
@@ -248,9 +254,17 @@ class Traced:
         with _stage(HANDLER, self.attributes):
             return await self.mode.call(plan, *args)
 
-    def output(self, build: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    def tool_result(self, *args: Any, **kwargs: Any) -> types.CallToolResult:
         with _stage(OUTPUT, self.attributes):
-            return build(*args, **kwargs)
+            return results.tool_result(*args, **kwargs)
+
+    def resource_contents(self, *args: Any, **kwargs: Any) -> types.ReadResourceResult:
+        with _stage(OUTPUT, self.attributes):
+            return results.resource_contents(*args, **kwargs)
+
+    def prompt_messages(self, *args: Any, **kwargs: Any) -> types.GetPromptResult:
+        with _stage(OUTPUT, self.attributes):
+            return results.prompt_messages(*args, **kwargs)
 
 
 @contextmanager

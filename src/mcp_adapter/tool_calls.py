@@ -44,7 +44,6 @@ from mcp_adapter.results import (
     input_timed_out,
     invalid_arguments,
     timed_out,
-    tool_result,
 )
 from mcp_adapter.telemetry import Tracing
 
@@ -77,19 +76,18 @@ class ToolCalls(DispatchCore):
         paired = [(self.catalog.tools[entry.name], entry) for entry in pages[index]]
         return types.ListToolsResult(tools=await self._filter(ctx, paired), next_cursor=cursor)
 
-    def call_tool(
-        self, ctx: Any, params: types.CallToolRequestParams
-    ) -> Awaitable[types.CallToolResult | types.InputRequiredResult]:
-        otel = self._otel
-        if otel is not None and (otel.on or otel.tick()):
-            return telemetry.observed(
-                telemetry.TOOL, params.name, ctx, self._answer_tool, ctx, params
-            )
-        return self._answer_tool(ctx, params)
-
-    async def _answer_tool(
-        self, ctx: Any, params: types.CallToolRequestParams, tracing: Tracing | None = None
+    async def call_tool(
+        self,
+        ctx: Any,
+        params: types.CallToolRequestParams,
+        tracing: Tracing | None = None,
+        observed: bool = False,
     ) -> types.CallToolResult | types.InputRequiredResult:
+        otel = self._otel
+        if otel is not None and not observed and (otel.on or (next(otel.due) and otel.refresh())):
+            return await telemetry.observed(
+                telemetry.TOOL, params.name, ctx, self.call_tool, params
+            )
         if self._generation != self.container.generation:
             self._follow()
         tool = self.catalog.tools.get(params.name)
@@ -176,12 +174,8 @@ class ToolCalls(DispatchCore):
                 outcome = await self._handle(run, tool, instance, scope, request, payload)
             else:
                 raise RuntimeError(f"{tool.name} asked for input {MAX_INPUT_ROUNDS} times")
-            return run.output(
-                tool_result,
-                outcome,
-                owner=tool.cls.__qualname__,
-                output=tool.output,
-                modern=is_modern(ctx),
+            return run.tool_result(
+                outcome, owner=tool.cls.__qualname__, output=tool.output, modern=is_modern(ctx)
             )
 
     async def _handle(
