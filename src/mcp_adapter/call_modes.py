@@ -18,7 +18,9 @@ Each stage of a call goes through its mode (``visible``, ``check_wire``/``check`
 ``resource_contents``, ``prompt_messages``), so that a traced call
 (:class:`mcp_adapter.telemetry.Traced`) can wrap each in a span; here the parts that
 do not differ are the functions themselves, called directly (``operator.call`` for
-``check`` and ``resolve``: no Python frame of its own).
+``check_wire``, ``check`` and ``resolve``: no Python frame of its own; the contract's
+method is looked up on each call, as before, so a patched ``Contract.check_wire``
+still counts).
 """
 
 from __future__ import annotations
@@ -37,7 +39,6 @@ from mcp_adapter.handlers import HandlerPlan
 from mcp_adapter.interrupts import HandlerExited
 from mcp_adapter.request import McpRequest
 from mcp_adapter.response import McpResponse
-from schemas import Contract
 
 if TYPE_CHECKING:
     from mcp_adapter.dispatch_core import DispatchCore
@@ -50,13 +51,16 @@ class _Stages:
 
     __slots__ = ()
 
-    check_wire = staticmethod(Contract.check_wire)
     tool_result = staticmethod(results.tool_result)
     resource_contents = staticmethod(results.resource_contents)
     prompt_messages = staticmethod(results.prompt_messages)
 
     if TYPE_CHECKING:
 
+        @staticmethod
+        def check_wire(
+            check: Callable[[Any], tuple[T | None, Any]], value: Any, /
+        ) -> tuple[T | None, Any]: ...
         @staticmethod
         def check(function: Callable[..., T], /, *args: Any) -> T: ...
         @staticmethod
@@ -65,7 +69,7 @@ class _Stages:
         def aresolve(function: Callable[..., Awaitable[T]], /, *args: Any) -> Awaitable[T]: ...
 
     else:
-        check = resolve = aresolve = staticmethod(operator.call)
+        check_wire = check = resolve = aresolve = staticmethod(operator.call)
 
 
 class OnLoop(_Stages):

@@ -9,10 +9,11 @@ component instance, the handler, the output check) and one duration measurement.
 Nothing of this runs while no tracer or meter provider is configured (OpenTelemetry's
 default: the API's proxy providers), nor when ``Server.telemetry`` is ``False`` or
 ``MCP_ADAPTER_TELEMETRY=off``. The dispatcher decides per call with one attribute
-read (:attr:`Activity.on`); while it is ``False`` the providers are looked at again
-every :data:`RECHECK` calls (looking costs microseconds), when a dispatcher is made,
-and on :func:`refresh`. A provider, once set, cannot be replaced (OpenTelemetry sets
-it once per process), so once found it is not looked for again.
+read (:attr:`Activity.on`) and, while it is ``False``, one step of a countdown (a C
+iterator): the providers are looked at again every :data:`RECHECK` calls (looking
+costs microseconds), when a dispatcher is made, and on :func:`refresh`. A provider,
+once set, cannot be replaced (OpenTelemetry sets it once per process), so once found
+it is not looked for again.
 
 Every ``opentelemetry`` import of the adapter is in this module.
 """
@@ -230,9 +231,9 @@ class Traced:
             span.set_attribute("mcp_adapter.authorized", authorized)
             return registered, authorized
 
-    def check_wire(self, contract: Any, arguments: Any) -> Any:
+    def check_wire(self, check: Callable[[Any], Any], arguments: Any) -> Any:
         with _stage(VALIDATION, self.attributes) as span:
-            payload, errors = self.mode.check_wire(contract, arguments)
+            payload, errors = check(arguments)
             if errors:
                 span.set_attribute("error.type", "invalid_arguments")
                 span.set_status(StatusCode.ERROR, "invalid arguments")

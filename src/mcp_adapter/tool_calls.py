@@ -141,7 +141,7 @@ class ToolCalls(DispatchCore):
         async with run.scope(ctx, request) as scope:
             if tool.hooks.any:
                 await self._gate(run, "tool", tool, scope, request)
-            payload, errors = run.check_wire(tool.input, arguments)
+            payload, errors = run.check_wire(tool.input.check_wire, arguments)
             if errors:
                 return invalid_arguments(errors)
             if tool.build_is_async:
