@@ -12,10 +12,20 @@ for the parts that differ. :class:`OnThread`'s parts never suspend, so
 :func:`drive` runs that coroutine to its end on the worker thread without an
 event loop; the one part that needs the loop (asking a 2025-11-25 client for
 input) goes back to it with ``anyio.from_thread.run``.
+
+Each stage of a call goes through its mode (``visible``, ``check_wire``/``check``,
+``resolve``/``aresolve``, ``call``, and the result: ``tool_result``,
+``resource_contents``, ``prompt_messages``), so that a traced call
+(:class:`mcp_adapter.telemetry.Traced`) can wrap each in a span; here the parts that
+do not differ are the functions themselves, called directly (``operator.call`` for
+``check_wire``, ``check`` and ``resolve``: no Python frame of its own; the contract's
+method is looked up on each call, as before, so a patched ``Contract.check_wire``
+still counts).
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Awaitable, Callable, Coroutine
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -23,6 +33,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio.from_thread
 
 from container import Scope
+from mcp_adapter import results
 from mcp_adapter.catalog import CompiledComponent
 from mcp_adapter.handlers import HandlerPlan
 from mcp_adapter.interrupts import HandlerExited
@@ -35,7 +46,33 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class OnLoop:
+class _Stages:
+    """The stages both modes run as they are: the functions themselves, called directly."""
+
+    __slots__ = ()
+
+    tool_result = staticmethod(results.tool_result)
+    resource_contents = staticmethod(results.resource_contents)
+    prompt_messages = staticmethod(results.prompt_messages)
+
+    if TYPE_CHECKING:
+
+        @staticmethod
+        def check_wire(
+            check: Callable[[Any], tuple[T | None, Any]], value: Any, /
+        ) -> tuple[T | None, Any]: ...
+        @staticmethod
+        def check(function: Callable[..., T], /, *args: Any) -> T: ...
+        @staticmethod
+        def resolve(function: Callable[..., T], /, *args: Any) -> T: ...
+        @staticmethod
+        def aresolve(function: Callable[..., Awaitable[T]], /, *args: Any) -> Awaitable[T]: ...
+
+    else:
+        check_wire = check = resolve = aresolve = staticmethod(operator.call)
+
+
+class OnLoop(_Stages):
     """Services and hooks on the loop; a sync handler in a worker thread.
 
     Its parts are the dispatcher's own methods and ``HandlerPlan.invoke`` themselves
@@ -52,7 +89,7 @@ class OnLoop:
         self.elicit: Callable[..., Awaitable[Any]] = dispatcher.elicit
 
 
-class OnThread:
+class OnThread(_Stages):
     """Everything of the call on the calling (worker) thread."""
 
     __slots__ = ("dispatcher",)

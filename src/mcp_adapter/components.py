@@ -117,6 +117,10 @@ class Server:
     outermost; parameters after the first two are injected from the call's scope."""
     timeout: ClassVar[float | None] = None
     """Seconds any component call may take (a component's own ``timeout`` wins)."""
+    telemetry: ClassVar[bool] = True
+    """``False``: no spans of the adapter's stages and no ``mcp.server.operation.duration``
+    for this server's calls, even with a provider configured; ``MCP_ADAPTER_TELEMETRY=off``
+    turns them off for every server (docs/observability.md)."""
     toolset: ClassVar[str | None] = None
     """The toolset of its class tools that name none: by default the server's ``name``
     (the class name, kebab-case, without ``Server``, when ``name`` is not a valid

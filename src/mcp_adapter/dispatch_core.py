@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, TypeVar, cast
+from typing import Any, TypeAlias, TypeVar, cast
 
 import anyio
 import anyio.from_thread
@@ -15,6 +15,7 @@ from mcp.server.auth.provider import AccessToken
 from pydantic import ValidationError
 
 from container import Container, Scope, SessionScope
+from mcp_adapter import telemetry
 from mcp_adapter.call_modes import OnLoop, OnThread, drive
 from mcp_adapter.catalog import (
     Catalog,
@@ -40,10 +41,13 @@ from mcp_adapter.request import McpRequest, Transport
 from mcp_adapter.response import McpResponse
 from mcp_adapter.scope_context import RequestValues
 from mcp_adapter.sdk_compat import connection_of
+from mcp_adapter.telemetry import Traced, Tracing
 from schemas import Contract, render, summarize
 
 T = TypeVar("T")
 Entry = TypeVar("Entry")
+Mode: TypeAlias = OnLoop | OnThread | Traced
+"""Where the stages of one call run (``call_modes``), traced or not (``telemetry``)."""
 
 MAX_COMPLETIONS = 100
 _SESSION_KEY = "mcp_adapter.session"
@@ -70,6 +74,8 @@ class DispatchCore:
         """Off HTTP, the verified token every request is made with (a test's signed-in caller)."""
         self._on_loop = OnLoop(self)
         self._on_thread = OnThread(self)
+        self._otel = telemetry.switch(catalog.server)
+        """Read once per component call: ``None`` when telemetry is switched off."""
         self._load(catalog)
 
     def _load(self, catalog: Catalog) -> None:
@@ -154,7 +160,7 @@ class DispatchCore:
 
     async def _gate(
         self,
-        run: OnLoop | OnThread,
+        run: Mode,
         kind: str,
         component: CompiledComponent,
         scope: Any,
@@ -215,13 +221,20 @@ class DispatchCore:
         return await self._guarded("listing", str(getattr(ctx, "method", "")), run_hooks, failed)
 
     def _mode(
-        self, component: CompiledComponent, body: Callable[[OnLoop | OnThread], Awaitable[T]]
+        self,
+        component: CompiledComponent,
+        body: Callable[[Mode], Awaitable[T]],
+        tracing: Tracing | None = None,
     ) -> Callable[[], Awaitable[T]]:
-        """``body`` as a call: on one worker thread for a thread-bound component, else here."""
+        """``body`` as a call: on one worker thread for a thread-bound component, else here;
+        with a span per stage when ``tracing``."""
+        run: Mode = self._on_thread if component.thread_bound else self._on_loop
+        if tracing is not None:
+            run = tracing.on(run)
         if component.thread_bound:
-            call = functools.partial(body, self._on_thread)
+            call = functools.partial(body, run)
             return functools.partial(anyio.to_thread.run_sync, drive, call)
-        return functools.partial(body, self._on_loop)
+        return functools.partial(body, run)
 
     async def _guarded(
         self,
@@ -251,18 +264,20 @@ class DispatchCore:
                 raise
             return failure(self._incident(what, name, exc))
 
-    @staticmethod
-    def _incident(what: str, name: str, error: BaseException) -> str:
+    def _incident(self, what: str, name: str, error: BaseException) -> str:
         """Log ``error`` with its traceback under its incident id, and return the id."""
         incident = incident_of(error)
         logger.error("%s %r failed (incident %s)", what, name, incident, exc_info=error)
+        if self._otel is not None:
+            telemetry.incident(incident)
         return incident
 
-    @staticmethod
-    def _timed_out(what: str, name: str, timeout: float) -> str:
+    def _timed_out(self, what: str, name: str, timeout: float) -> str:
         """Log that a call was cancelled at its timeout, and return the incident id."""
         incident = new_incident()
         logger.error("%s %r timed out after %g s (incident %s)", what, name, timeout, incident)
+        if self._otel is not None:
+            telemetry.incident(incident)
         return incident
 
     @staticmethod
@@ -312,7 +327,7 @@ class DispatchCore:
 
     async def _named_chain(
         self,
-        run: OnLoop | OnThread,
+        run: Mode,
         component: CompiledResource | CompiledPrompt,
         call: Call,
         instance: Any,

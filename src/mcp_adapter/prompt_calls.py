@@ -9,20 +9,18 @@ from typing import Any, TypeVar, cast
 
 from mcp import MCPError, types
 
-from mcp_adapter.call_modes import OnLoop, OnThread
+from mcp_adapter import telemetry
 from mcp_adapter.catalog import (
     CompiledPrompt,
     CompiledResource,
 )
-from mcp_adapter.dispatch_core import DispatchCore
+from mcp_adapter.dispatch_core import DispatchCore, Mode
 from mcp_adapter.errors import (
     unknown,
 )
 from mcp_adapter.middleware import Call, through
 from mcp_adapter.paging import next_cursor, page_index
-from mcp_adapter.results import (
-    prompt_messages,
-)
+from mcp_adapter.telemetry import Tracing
 
 T = TypeVar("T")
 Entry = TypeVar("Entry")
@@ -55,8 +53,17 @@ class PromptCalls(DispatchCore):
         )
 
     async def get_prompt(
-        self, ctx: Any, params: types.GetPromptRequestParams
+        self,
+        ctx: Any,
+        params: types.GetPromptRequestParams,
+        tracing: Tracing | None = None,
+        observed: bool = False,
     ) -> types.GetPromptResult:
+        otel = self._otel
+        if otel is not None and not observed and (otel.on or (next(otel.due) and otel.refresh())):
+            return await telemetry.observed(
+                telemetry.PROMPT, params.name, ctx, self.get_prompt, params
+            )
         self._follow()
         prompt = self.catalog.prompts.get(params.name)
         if prompt is None:
@@ -64,13 +71,12 @@ class PromptCalls(DispatchCore):
         given = dict(params.arguments or {})
         request = self.request(ctx, arguments=given) if prompt.needs_request else None
 
-        async def get(run: OnLoop | OnThread) -> types.GetPromptResult:
+        async def get(run: Mode) -> types.GetPromptResult:
             async with run.scope(ctx, request) as scope:
                 if prompt.hooks.any:
                     await self._gate(run, "prompt", prompt, scope, request)
-                _check_prompt_arguments(prompt, given)
-                arguments = self._convert(prompt.converters, given, "prompt argument")
-                instance = await prompt.instance(scope)
+                arguments = run.check(_prompt_arguments, prompt, given)
+                instance = await run.aresolve(prompt.instance, scope)
                 if prompt.middleware:
                     call = Call(prompt.name, MappingProxyType(arguments), "prompts/get")
                     outcome = await self._named_chain(run, prompt, call, instance, scope, request)
@@ -78,7 +84,7 @@ class PromptCalls(DispatchCore):
                     outcome = await run.call(
                         prompt.handler, instance, scope, request, None, arguments
                     )
-                return prompt_messages(
+                return run.prompt_messages(
                     outcome, owner=prompt.cls.__qualname__, description=prompt.entry.description
                 )
 
@@ -86,7 +92,7 @@ class PromptCalls(DispatchCore):
             raise MCPError(types.INTERNAL_ERROR, f"Prompt failed (incident {incident})")
 
         return await self._guarded(
-            "prompt", prompt.name, self._mode(prompt, get), failed, prompt.timeout
+            "prompt", prompt.name, self._mode(prompt, get, tracing), failed, prompt.timeout
         )
 
     # -- completion ---------------------------------------------------------------------
@@ -146,7 +152,8 @@ class PromptCalls(DispatchCore):
         return await self._guarded("completion", target.name, run, failed, target.timeout)
 
 
-def _check_prompt_arguments(prompt: CompiledPrompt, given: Mapping[str, Any]) -> None:
+def _prompt_arguments(prompt: CompiledPrompt, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments of a prompt call, checked against its declared ones and converted."""
     declared = {argument.name for argument in prompt.arguments}
     extra = sorted(set(given) - declared)
     if extra:
@@ -156,3 +163,4 @@ def _check_prompt_arguments(prompt: CompiledPrompt, given: Mapping[str, Any]) ->
         raise MCPError(
             types.INVALID_PARAMS, f"Missing required prompt argument(s): {', '.join(missing)}"
         )
+    return DispatchCore._convert(prompt.converters, given, "prompt argument")

@@ -8,12 +8,12 @@ from typing import Any, TypeVar
 
 from mcp import MCPError, types
 
-from mcp_adapter.call_modes import OnLoop, OnThread
+from mcp_adapter import telemetry
 from mcp_adapter.catalog import (
     CompiledResource,
 )
 from mcp_adapter.context import is_modern
-from mcp_adapter.dispatch_core import DispatchCore
+from mcp_adapter.dispatch_core import DispatchCore, Mode
 from mcp_adapter.errors import (
     Forbidden,
     NotFound,
@@ -22,9 +22,7 @@ from mcp_adapter.errors import (
 )
 from mcp_adapter.middleware import Call
 from mcp_adapter.paging import next_cursor, page_index
-from mcp_adapter.results import (
-    resource_contents,
-)
+from mcp_adapter.telemetry import Tracing
 
 T = TypeVar("T")
 Entry = TypeVar("Entry")
@@ -90,31 +88,45 @@ class ResourceReads(DispatchCore):
         return None
 
     async def read_resource(
-        self, ctx: Any, params: types.ReadResourceRequestParams
+        self,
+        ctx: Any,
+        params: types.ReadResourceRequestParams,
+        tracing: Tracing | None = None,
+        observed: bool = False,
     ) -> types.ReadResourceResult:
-        self._follow()
         uri = str(params.uri)
+        otel = self._otel
+        if otel is not None and not observed and (otel.on or (next(otel.due) and otel.refresh())):
+            return await telemetry.observed(
+                telemetry.RESOURCE, uri, ctx, self.read_resource, params
+            )
+        self._follow()
         static = self.catalog.resources.get(uri)
         if static is not None:
-            result = await self._read(ctx, uri, static, {})
+            result = await self._read(ctx, uri, static, {}, tracing)
             if result is not None:
                 return result
             # Hidden is absent: answer what the server would without the static resource.
         found = self.find_template(uri)
-        result = await self._read(ctx, uri, *found) if found is not None else None
+        result = await self._read(ctx, uri, *found, tracing) if found is not None else None
         if result is None:
             raise resource_not_found(uri, modern=is_modern(ctx))
         return result
 
     async def _read(
-        self, ctx: Any, uri: str, resource: CompiledResource, variables: dict[str, Any]
+        self,
+        ctx: Any,
+        uri: str,
+        resource: CompiledResource,
+        variables: dict[str, Any],
+        tracing: Tracing | None = None,
     ) -> types.ReadResourceResult | None:
         """Read ``resource`` in a scope of its own; ``None`` when it is hidden from this caller."""
         request = (
             self.request(ctx, uri=uri, uri_variables=variables) if resource.needs_request else None
         )
 
-        async def read(run: OnLoop | OnThread) -> types.ReadResourceResult | None:
+        async def read(run: Mode) -> types.ReadResourceResult | None:
             try:
                 async with run.scope(ctx, request) as scope:
                     if resource.hooks.any:
@@ -123,8 +135,9 @@ class ResourceReads(DispatchCore):
                             return None
                         if not authorized:
                             raise forbidden("resource", resource.name)
-                    arguments = self._convert(resource.converters, variables, "URI variable")
-                    instance = await resource.instance(scope)
+                    converters = resource.converters
+                    arguments = run.check(self._convert, converters, variables, "URI variable")
+                    instance = await run.aresolve(resource.instance, scope)
                     if resource.middleware:
                         call = Call(uri, MappingProxyType(arguments), "resources/read")
                         outcome = await self._named_chain(
@@ -134,7 +147,7 @@ class ResourceReads(DispatchCore):
                         outcome = await run.call(
                             resource.handler, instance, scope, request, None, arguments
                         )
-                    return resource_contents(
+                    return run.resource_contents(
                         outcome,
                         owner=resource.cls.__qualname__,
                         uri=uri,
@@ -149,5 +162,5 @@ class ResourceReads(DispatchCore):
             raise MCPError(types.INTERNAL_ERROR, f"Resource read failed (incident {incident})")
 
         return await self._guarded(
-            "resource", uri, self._mode(resource, read), failed, resource.timeout
+            "resource", uri, self._mode(resource, read, tracing), failed, resource.timeout
         )

@@ -14,12 +14,13 @@ import anyio.to_thread
 from mcp import MCPError, types
 
 from container import Scope
-from mcp_adapter.call_modes import OnLoop, OnThread, drive
+from mcp_adapter import telemetry
+from mcp_adapter.call_modes import drive
 from mcp_adapter.catalog import (
     CompiledTool,
 )
 from mcp_adapter.context import is_modern, supports_elicitation
-from mcp_adapter.dispatch_core import DispatchCore
+from mcp_adapter.dispatch_core import DispatchCore, Mode
 from mcp_adapter.errors import (
     Refusal,
     ToolError,
@@ -43,8 +44,8 @@ from mcp_adapter.results import (
     input_timed_out,
     invalid_arguments,
     timed_out,
-    tool_result,
 )
+from mcp_adapter.telemetry import Tracing
 
 T = TypeVar("T")
 Entry = TypeVar("Entry")
@@ -76,8 +77,17 @@ class ToolCalls(DispatchCore):
         return types.ListToolsResult(tools=await self._filter(ctx, paired), next_cursor=cursor)
 
     async def call_tool(
-        self, ctx: Any, params: types.CallToolRequestParams
+        self,
+        ctx: Any,
+        params: types.CallToolRequestParams,
+        tracing: Tracing | None = None,
+        observed: bool = False,
     ) -> types.CallToolResult | types.InputRequiredResult:
+        otel = self._otel
+        if otel is not None and not observed and (otel.on or (next(otel.due) and otel.refresh())):
+            return await telemetry.observed(
+                telemetry.TOOL, params.name, ctx, self.call_tool, params
+            )
         if self._generation != self.container.generation:
             self._follow()
         tool = self.catalog.tools.get(params.name)
@@ -87,9 +97,9 @@ class ToolCalls(DispatchCore):
         request = self.request(ctx, arguments=arguments) if tool.needs_request else None
         try:
             if tool.timeout is None:
-                return await self._call_tool(tool, ctx, arguments, request)
+                return await self._call_tool(tool, ctx, arguments, request, tracing)
             with anyio.move_on_after(tool.timeout):
-                return await self._call_tool(tool, ctx, arguments, request)
+                return await self._call_tool(tool, ctx, arguments, request, tracing)
             return timed_out(tool.timeout, self._timed_out("tool", tool.name, tool.timeout))
         except MCPError:
             raise
@@ -110,15 +120,19 @@ class ToolCalls(DispatchCore):
         ctx: Any,
         arguments: Mapping[str, Any],
         request: McpRequest | None,
+        tracing: Tracing | None,
     ) -> Awaitable[types.CallToolResult | types.InputRequiredResult]:
+        run: Mode = self._on_thread if tool.thread_bound else self._on_loop
+        if tracing is not None:
+            run = tracing.on(run)
         if tool.thread_bound:
-            call = functools.partial(self._tool, self._on_thread, tool, ctx, arguments, request)
+            call = functools.partial(self._tool, run, tool, ctx, arguments, request)
             return anyio.to_thread.run_sync(drive, call)
-        return self._tool(self._on_loop, tool, ctx, arguments, request)
+        return self._tool(run, tool, ctx, arguments, request)
 
     async def _tool(
         self,
-        run: OnLoop | OnThread,
+        run: Mode,
         tool: CompiledTool,
         ctx: Any,
         arguments: Mapping[str, Any],
@@ -127,10 +141,13 @@ class ToolCalls(DispatchCore):
         async with run.scope(ctx, request) as scope:
             if tool.hooks.any:
                 await self._gate(run, "tool", tool, scope, request)
-            payload, errors = tool.input.check_wire(arguments)
+            payload, errors = run.check_wire(tool.input.check_wire, arguments)
             if errors:
                 return invalid_arguments(errors)
-            instance = await tool.build(scope) if tool.build_is_async else tool.build(scope)
+            if tool.build_is_async:
+                instance = await run.aresolve(tool.build, scope)
+            else:
+                instance = run.resolve(tool.build, scope)
             rounds = 0  # the 2025-11-25 questions asked so far, each followed by a new call
             while True:
                 if tool.middleware:
@@ -160,13 +177,13 @@ class ToolCalls(DispatchCore):
                     request = await run.elicit(ctx, question, current)
                 except TimeoutError:
                     return input_timed_out(self.catalog.input_timeout)
-            return tool_result(
+            return run.tool_result(
                 outcome, owner=tool.cls.__qualname__, output=tool.output, modern=is_modern(ctx)
             )
 
     async def _tool_chain(
         self,
-        run: OnLoop | OnThread,
+        run: Mode,
         tool: CompiledTool,
         instance: Any,
         scope: Scope,
