@@ -15,6 +15,7 @@ from mcp_adapter.cli import build_parser
 from mcp_adapter.cli.limit_flags import LIMIT_OPTIONS
 from mcp_adapter.cli.options import ENV_VAR, ServeOptions
 from mcp_adapter.cli.settings import ALL_SETTINGS, options_of
+from mcp_adapter.telemetry import ENVIRONMENT as TELEMETRY_ENV
 from tests.serving.clients import connect, tool_names
 from tests.serving.harness import CLI, run_cli, serve_process
 
@@ -311,13 +312,15 @@ def test_every_serve_flag_is_a_setting() -> None:
 
 
 def test_no_other_variable_of_the_prefix_is_read_by_the_package() -> None:
-    """Literal ``MCP_ADAPTER_*`` names in the source are documented: the table's, and the
-    one ``serve`` hands its ``--workers`` (named in docs/cli.md too)."""
+    """Literal ``MCP_ADAPTER_*`` names in the source are documented: the table's, the
+    one ``serve`` hands its ``--workers``, and the telemetry switch every process reads
+    (both named in docs/cli.md too)."""
     source = ROOT / "src" / "mcp_adapter"
     literals = {
         name
         for path in source.rglob("*.py")
         for name in re.findall(r"MCP_ADAPTER_[A-Z0-9_]*[A-Z0-9]", path.read_text("utf-8"))
     }
-    assert literals - set(documented()) == {ENV_VAR}
+    assert literals - set(documented()) == {ENV_VAR, TELEMETRY_ENV}
     assert f"`{ENV_VAR}`" in _cli_md()
+    assert f"`{TELEMETRY_ENV}=off`" in _cli_md()
