@@ -140,6 +140,43 @@ def timeout_of(declared: Any, where: str, problems: list[Problem]) -> float | No
     return float(value)
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Parts:
+    """What every compiled component has besides its handler: how its instance is built,
+    its visibility hooks, its own middleware layers and its timeout."""
+
+    build: Callable[[Any], Any] | None
+    build_is_async: bool
+    build_contexts: frozenset[Any]
+    hooks: Hooks
+    middleware: tuple[Layer, ...]
+    timeout: float | None
+
+    def fields(self) -> dict[str, Any]:
+        """The ``CompiledComponent`` fields these parts fill."""
+        return {
+            "build": self.build,
+            "build_is_async": self.build_is_async,
+            "build_contexts": self.build_contexts,
+            "hooks": self.hooks,
+            "middleware": self.middleware,
+            "timeout": self.timeout,
+        }
+
+
+def class_parts(
+    cls: type, kind: str, name: str, container: Container, problems: list[Problem]
+) -> Parts:
+    """The parts of a component declared by a class: its hook methods, ``middleware`` and
+    ``timeout`` attributes, and its constructor's plan."""
+    hooks = class_hooks(cls, container, problems)
+    layers = own_layers(cls, kind, name, container, problems)
+    timeout = timeout_of(cls, f"{cls.__qualname__}.timeout", problems)
+    build, build_is_async = builder(cls, container, problems)
+    contexts = container.node(cls).contexts if build is not None else frozenset()
+    return Parts(build, build_is_async, contexts, hooks, layers, timeout)
+
+
 class FunctionTool:
     """Stands for the class of a function tool whose handler belongs to none."""
 

@@ -12,14 +12,7 @@ from mcp.shared.uri_template import InvalidUriTemplate, UriTemplate
 
 from container import EMPTY, Container, Problem
 from mcp_adapter.catalog import CompiledPrompt, CompiledResource
-from mcp_adapter.compile_parts import (
-    builder,
-    class_hooks,
-    description_of,
-    name_of,
-    own_layers,
-    timeout_of,
-)
+from mcp_adapter.compile_parts import class_parts, description_of, name_of
 from mcp_adapter.components import Prompt, Resource
 from mcp_adapter.errors import problem
 from mcp_adapter.handlers import HandlerPlan, Source, plan_handler
@@ -95,11 +88,8 @@ def compile_resource(
     _security(cls, variables, problems)
     handler, found = plan_handler(cls, "handle", container, argument_names=variables)
     problems.extend(found)
-    hooks = class_hooks(cls, container, problems)
+    parts = class_parts(cls, "resource", name, container, problems)
     completion = _completion(cls, container, problems)
-    layers = own_layers(cls, "resource", name, container, problems)
-    timeout = timeout_of(cls, f"{cls.__qualname__}.timeout", problems)
-    build, build_is_async = builder(cls, container, problems)
     if len(problems) > before or handler is None:
         return None
     missing = [v for v in variables if v not in handler.arguments]
@@ -128,13 +118,8 @@ def compile_resource(
     return CompiledResource(
         name=name,
         cls=cls,
-        build=build,
-        build_is_async=build_is_async,
-        build_contexts=container.node(cls).contexts,
         handler=handler,
-        hooks=hooks,
-        middleware=layers,
-        timeout=timeout,
+        **parts.fields(),
         uri=cls.uri,
         template=template,
         mime_type=cls.mime_type,
@@ -158,11 +143,8 @@ def compile_prompt(
         problems.append(problem((cls.__qualname__,), "duplicate prompt argument names"))
     handler, found = plan_handler(cls, "handle", container, argument_names=names)
     problems.extend(found)
-    hooks = class_hooks(cls, container, problems)
+    parts = class_parts(cls, "prompt", name, container, problems)
     completion = _completion(cls, container, problems)
-    layers = own_layers(cls, "prompt", name, container, problems)
-    timeout = timeout_of(cls, f"{cls.__qualname__}.timeout", problems)
-    build, build_is_async = builder(cls, container, problems)
     if handler is not None:
         unreceived = [n for n in names if n not in handler.arguments]
         if unreceived:
@@ -186,13 +168,8 @@ def compile_prompt(
     return CompiledPrompt(
         name=name,
         cls=cls,
-        build=build,
-        build_is_async=build_is_async,
-        build_contexts=container.node(cls).contexts,
         handler=handler,
-        hooks=hooks,
-        middleware=layers,
-        timeout=timeout,
+        **parts.fields(),
         arguments=arguments,
         entry=entry,
         converters=_converters(handler),

@@ -22,11 +22,11 @@ from mcp import types
 from container import EMPTY, Container, Problem, type_hints
 from mcp_adapter.annotations import to_protocol_annotations
 from mcp_adapter.arguments import arguments_model, split_parameters
-from mcp_adapter.catalog import CompiledTool, Hooks
+from mcp_adapter.catalog import CompiledTool
 from mcp_adapter.compile_parts import (
-    builder,
+    Parts,
     checked_name,
-    class_hooks,
+    class_parts,
     contract,
     description_of,
     function_hooks,
@@ -38,7 +38,7 @@ from mcp_adapter.compile_parts import (
 from mcp_adapter.components import NoContract, Tool
 from mcp_adapter.errors import problem
 from mcp_adapter.handlers import HandlerPlan, plan_function, plan_handler
-from mcp_adapter.middleware import Layer, is_async_callable, plan_layers
+from mcp_adapter.middleware import is_async_callable, plan_layers
 from mcp_adapter.results import wrap_schema
 from mcp_adapter.returns import output_annotation, to_outcome
 from schemas import Contract, ContractError, Schema
@@ -116,15 +116,10 @@ def _form(
     listing: _Listing,
     *,
     owner: type,
-    build: Callable[[Any], Any],
-    build_is_async: bool,
-    build_contexts: frozenset[Any],
+    parts: Parts,
     handler: HandlerPlan,
-    hooks: Hooks,
     input_contract: Contract[Any],
     output: Contract[Any] | None,
-    layers: tuple[Layer, ...],
-    timeout: float | None,
     toolset: str,
     spread: tuple[str, ...] = (),
     convert: Callable[[Any], Any] | None = None,
@@ -146,13 +141,8 @@ def _form(
     return CompiledTool(
         name=listing.name,
         cls=owner,
-        build=build,
-        build_is_async=build_is_async,
-        build_contexts=build_contexts,
         handler=handler,
-        hooks=hooks,
-        middleware=layers,
-        timeout=timeout,
+        **parts.fields(),
         input=input_contract,
         output=output,
         modern=types.Tool(**common, output_schema=modern_output),
@@ -187,13 +177,10 @@ def compile_tool(
         cls, "handle", container, payload_type=input_type if declared_input else None
     )
     problems.extend(found)
-    hooks = class_hooks(cls, container, problems)
-    layers = own_layers(cls, "tool", name, container, problems)
-    timeout = timeout_of(cls, f"{where}.timeout", problems)
+    parts = class_parts(cls, "tool", name, container, problems)
     own_toolset: Any = cls.toolset
     if own_toolset is not None:
         toolset = checked_name(own_toolset, f"{where}.toolset", problems, "toolset name")
-    build, build_is_async = builder(cls, container, problems)
     if len(problems) > before or handler is None or input_contract is None:
         return None
     meta = dict(cls.meta) if cls.meta else {}
@@ -205,15 +192,10 @@ def compile_tool(
     return _form(
         listing,
         owner=cls,
-        build=build,
-        build_is_async=build_is_async,
-        build_contexts=container.node(cls).contexts,
+        parts=parts,
         handler=handler,
-        hooks=hooks,
         input_contract=input_contract,
         output=output,
-        layers=layers,
-        timeout=timeout,
         toolset=toolset,
     )
 
@@ -297,15 +279,10 @@ def compile_function_tool(
     return _form(
         listing,
         owner=owner or owner_of(handler),
-        build=_no_instance,
-        build_is_async=False,
-        build_contexts=frozenset(),
+        parts=Parts(_no_instance, False, frozenset(), hooks, layers, timeout),
         handler=dataclasses.replace(plan, is_async=is_async_callable(handler)),
-        hooks=hooks,
         input_contract=Contract.of(model),
         output=output,
-        layers=layers,
-        timeout=timeout,
         toolset=toolset,
         spread=names,
         convert=functools.partial(to_outcome, structured=output is not None),
