@@ -50,11 +50,6 @@ class Call:
     arguments: Mapping[str, Any] = field(default_factory=lambda: _NO_ARGUMENTS)
     method: str = "tools/call"
 
-    @property
-    def tool(self) -> str:
-        """The tool's name (``name``), for middleware written for tools."""
-        return self.name
-
     def with_arguments(self, **changes: Any) -> Call:
         return dataclasses.replace(self, arguments=MappingProxyType({**self.arguments, **changes}))
 

@@ -201,7 +201,7 @@ class Audit(McpExtension):
         self, call: Call, call_next: Next, session: Session, request: McpRequest
     ) -> Any:
         session.journal.events.append(f"audit {session.number}")
-        self.seen.append((call.tool, dict(call.arguments), session.number, request.method))
+        self.seen.append((call.name, dict(call.arguments), session.number, request.method))
         if call.arguments["variant"] == "prod":
             return McpResponse.error("The prod variant cannot be launched from a session.")
         return await call_next(call)
@@ -363,7 +363,7 @@ async def test_middleware_around_a_class_tool_and_a_contributed_one() -> None:
     calls: list[str] = []
 
     async def log(call: Call, call_next: Next) -> Any:
-        calls.append(call.tool)
+        calls.append(call.name)
         return await call_next(call)
 
     catalog = compile_with(
@@ -402,7 +402,7 @@ async def test_the_class_tools_own_hooks_still_decide_who_sees_it(era: str) -> N
     ran: list[str] = []
 
     async def log(call: Call, call_next: Next) -> Any:
-        ran.append(call.tool)
+        ran.append(call.name)
         return await call_next(call)
 
     platform = Platform(

@@ -203,7 +203,7 @@ async def test_middleware_wraps_the_handler_first_registered_outermost() -> None
 
 async def test_middleware_can_answer_without_calling_the_handler() -> None:
     async def closed(call: Call, call_next: Next) -> Any:
-        return McpResponse.error(f"{call.tool} is closed for maintenance")
+        return McpResponse.error(f"{call.name} is closed for maintenance")
 
     catalog = Platform(
         [Sandboxes(), Extending("gate", ToolExtension("launch_sandbox", middleware=closed))]
