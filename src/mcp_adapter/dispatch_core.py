@@ -49,7 +49,6 @@ Entry = TypeVar("Entry")
 Mode: TypeAlias = OnLoop | OnThread | Traced
 """Where the stages of one call run (``call_modes``), traced or not (``telemetry``)."""
 
-MAX_COMPLETIONS = 100
 _SESSION_KEY = "mcp_adapter.session"
 """Where a connection's ``state`` keeps its session scope."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
 from mcp import MCPError, types
 
@@ -22,12 +22,7 @@ from mcp_adapter.middleware import Call, through
 from mcp_adapter.paging import next_cursor, page_index
 from mcp_adapter.telemetry import Tracing
 
-T = TypeVar("T")
-Entry = TypeVar("Entry")
-
 MAX_COMPLETIONS = 100
-_SESSION_KEY = "mcp_adapter.session"
-"""Where a connection's ``state`` keeps its session scope."""
 
 
 class PromptCalls(DispatchCore):

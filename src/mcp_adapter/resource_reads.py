@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import Any
 
 from mcp import MCPError, types
 
@@ -23,13 +23,6 @@ from mcp_adapter.errors import (
 from mcp_adapter.middleware import Call
 from mcp_adapter.paging import next_cursor, page_index
 from mcp_adapter.telemetry import Tracing
-
-T = TypeVar("T")
-Entry = TypeVar("Entry")
-
-MAX_COMPLETIONS = 100
-_SESSION_KEY = "mcp_adapter.session"
-"""Where a connection's ``state`` keeps its session scope."""
 
 
 class ResourceReads(DispatchCore):

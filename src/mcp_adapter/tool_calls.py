@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Awaitable, Mapping
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import Any
 
 import anyio
 import anyio.from_thread
@@ -46,13 +46,6 @@ from mcp_adapter.results import (
     timed_out,
 )
 from mcp_adapter.telemetry import Tracing
-
-T = TypeVar("T")
-Entry = TypeVar("Entry")
-
-MAX_COMPLETIONS = 100
-_SESSION_KEY = "mcp_adapter.session"
-"""Where a connection's ``state`` keeps its session scope."""
 
 
 class ToolCalls(DispatchCore):
