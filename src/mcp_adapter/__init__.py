@@ -2,10 +2,14 @@
 
 from mcp.types import Icon
 
-from mcp_adapter.annotations import ToolAnnotations
-from mcp_adapter.catalog import Catalog
-from mcp_adapter.compiler import compile_server
-from mcp_adapter.components import Prompt, PromptArgument, Resource, Server, Tool
+from mcp_adapter.compile.lifespan import StartupError
+from mcp_adapter.compile.middleware import Call, Middleware, Next
+from mcp_adapter.compile.server import compile_server
+from mcp_adapter.compiled.catalog import Catalog
+from mcp_adapter.declare.annotations import ToolAnnotations
+from mcp_adapter.declare.components import Prompt, PromptArgument, Resource, Server, Tool
+from mcp_adapter.declare.request import Identity, McpRequest
+from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.errors import (
     CompileError,
     Forbidden,
@@ -23,11 +27,6 @@ from mcp_adapter.extensions import (
     put_on_server,
     tool,
 )
-from mcp_adapter.lifespan import StartupError
-from mcp_adapter.middleware import Call, Middleware, Next
-from mcp_adapter.request import Identity, McpRequest
-from mcp_adapter.response import McpResponse
-from mcp_adapter.sdk import build_sdk_server
 from mcp_adapter.serving import (
     BearerAuth,
     Compilable,
@@ -41,6 +40,7 @@ from mcp_adapter.serving import (
     serve_lifespan,
     serve_stdio,
 )
+from mcp_adapter.serving.lowlevel import build_sdk_server
 
 __all__ = [
     "TOOLS",

@@ -15,7 +15,7 @@ from mcp_adapter.cli import build_parser
 from mcp_adapter.cli.limit_flags import LIMIT_OPTIONS
 from mcp_adapter.cli.options import ENV_VAR, ServeOptions
 from mcp_adapter.cli.settings import ALL_SETTINGS, options_of
-from mcp_adapter.telemetry import ENVIRONMENT as TELEMETRY_ENV
+from mcp_adapter.dispatch.telemetry import ENVIRONMENT as TELEMETRY_ENV
 from tests.serving.clients import connect, tool_names
 from tests.serving.harness import CLI, run_cli, serve_process
 

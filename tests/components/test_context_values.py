@@ -15,7 +15,7 @@ from starlette.requests import Request
 
 from container import Container, ContextNotGiven, ProviderKind
 from mcp_adapter import CompileError, McpRequest, McpResponse, Prompt, Resource, Server, Tool
-from mcp_adapter.request import Identity
+from mcp_adapter.declare.request import Identity
 from mcp_adapter.testing import McpTestClient
 from tests.components.support import ERAS, SDK_MODES, sdk_client, signed_in
 
@@ -172,7 +172,7 @@ def test_a_context_value_nobody_gives_is_a_compile_problem() -> None:
 
 def test_context_types_are_never_autowired() -> None:
     from mcp_adapter import compile_server
-    from mcp_adapter.scope_context import PROVIDED
+    from mcp_adapter.compiled.context import PROVIDED
 
     compiled = container()
     compile_server(Who, compiled)

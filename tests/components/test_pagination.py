@@ -21,7 +21,7 @@ from mcp_adapter import (
     Tool,
     compile_server,
 )
-from mcp_adapter.dispatcher import Dispatcher
+from mcp_adapter.dispatch import Dispatcher
 from mcp_adapter.testing import McpTestClient
 from schemas import Contract, Schema
 from tests.components.support import ERAS, MODERN, SDK_MODES, sdk_client

@@ -32,8 +32,8 @@ from mcp_adapter import (
     ToolSpec,
     tool,
 )
-from mcp_adapter.catalog import Catalog
-from mcp_adapter.compiler import compile_server
+from mcp_adapter.compile.server import compile_server
+from mcp_adapter.compiled.catalog import Catalog
 from mcp_adapter.extensions import Call, Next, ToolExtension, tool_middleware
 from mcp_adapter.testing import McpTestClient
 from schemas import Schema

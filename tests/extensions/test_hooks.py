@@ -32,7 +32,7 @@ from mcp_adapter import (
     put_on_server,
     tool,
 )
-from mcp_adapter.catalog import Catalog
+from mcp_adapter.compiled.catalog import Catalog
 from mcp_adapter.errors import AUTHORIZATION_ERROR
 from mcp_adapter.extensions import ToolExtension
 from mcp_adapter.testing import McpTestClient

@@ -21,7 +21,7 @@ from mcp_adapter import (
     ToolSpec,
     tool,
 )
-from mcp_adapter.catalog import Catalog
+from mcp_adapter.compiled.catalog import Catalog
 from tests.extensions.support import LEGACY, MODERN, host_call, host_tools
 
 pytestmark = pytest.mark.anyio

@@ -25,7 +25,7 @@ from mcp_adapter import (
     http_app,
     tool,
 )
-from mcp_adapter.catalog import Catalog
+from mcp_adapter.compiled.catalog import Catalog
 from mcp_adapter.extensions import Call, Next, ToolExtension, tool_middleware
 from mcp_adapter.testing import McpTestClient
 from tests.components.support import ERAS, SDK_MODES, sdk_client

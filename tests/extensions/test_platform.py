@@ -22,7 +22,7 @@ from mcp_adapter import (
     ToolSpec,
     tool,
 )
-from mcp_adapter.catalog import UnknownToolsetError
+from mcp_adapter.compiled.catalog import UnknownToolsetError
 from mcp_adapter.extensions import (
     ENTRY_POINT_GROUP,
     TOOL_EXTENSIONS,

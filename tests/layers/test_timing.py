@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from mcp_adapter.compile.middleware import Call
 from mcp_adapter.layers import Timing
-from mcp_adapter.middleware import Call
 from tests.components.support import ERAS
 from tests.layers.support import client
 

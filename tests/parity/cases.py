@@ -17,9 +17,9 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from mcp_adapter import Forbidden, McpRequest, McpResponse, NotFound, ToolAnnotations, ToolError
+from mcp_adapter.declare.request import Identity
 from mcp_adapter.extensions import Call as ToolCall
 from mcp_adapter.extensions import Next
-from mcp_adapter.request import Identity
 from schemas import Schema
 from tests.parity.kit import (
     Arg,

@@ -38,8 +38,8 @@ from mcp_adapter import (
     ToolAnnotations,
     tool,
 )
+from mcp_adapter.declare.request import Identity
 from mcp_adapter.extensions import ToolExtension
-from mcp_adapter.request import Identity
 from mcp_adapter.testing import McpTestClient
 from schemas import Schema
 

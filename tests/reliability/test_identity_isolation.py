@@ -20,7 +20,7 @@ from starlette.requests import Request
 
 from container import Container
 from mcp_adapter import McpRequest, McpResponse, Server, Tool
-from mcp_adapter.request import Identity
+from mcp_adapter.declare.request import Identity
 from mcp_adapter.serving import BearerAuth, http_app
 from schemas import Schema
 from tests.reliability.conftest import ERAS

@@ -89,7 +89,7 @@ def _client(
     container.instance(Calls, calls)
     client = McpTestClient(container, server, capabilities=ELICITATION, **options)
     if security is not None:
-        from mcp_adapter.sdk import build_sdk_server
+        from mcp_adapter.serving.lowlevel import build_sdk_server
 
         client.sdk_server = build_sdk_server(
             compile_server(server, container), container, request_state_security=security

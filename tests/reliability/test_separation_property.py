@@ -22,8 +22,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcp_adapter import Catalog, McpRequest, compile_server
-from mcp_adapter.catalog import CompiledTool
-from mcp_adapter.request import freeze
+from mcp_adapter.compiled.catalog import CompiledTool
+from mcp_adapter.declare.request import freeze
 from mcp_adapter.testing import McpResult, McpTestClient, from_json_schema
 from tests.reliability.conftest import BOUNDED, ERAS
 from tests.reliability.generated import Built, class_tools, extension_tools

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from container import Container
 from mcp_adapter import Catalog, McpRequest, McpResponse, Server, Tool, compile_server
-from mcp_adapter.catalog import CompiledTool
+from mcp_adapter.compiled.catalog import CompiledTool
 from mcp_adapter.extensions import McpExtension, Platform, tool
 from mcp_adapter.testing import (
     McpTestClient,

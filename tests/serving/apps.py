@@ -25,7 +25,7 @@ from mcp_adapter import (
     ToolAnnotations,
     tool,
 )
-from mcp_adapter.compiler import compile_server
+from mcp_adapter.compile.server import compile_server
 from schemas import Schema
 
 AUDIT_FILE_ENV = "MCP_ADAPTER_TEST_AUDIT_FILE"

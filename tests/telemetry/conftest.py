@@ -19,7 +19,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from mcp_adapter import telemetry
+from mcp_adapter.dispatch import telemetry
 
 _EXPORTER = InMemorySpanExporter()
 COMPONENT_CALLS = ("tools/call", "resources/read", "prompts/get")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_adapter.telemetry import BUCKETS
+from mcp_adapter.dispatch.telemetry import BUCKETS
 from tests.telemetry.conftest import Recorded
 from tests.telemetry.test_spans import ERAS, client
 

@@ -18,7 +18,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from mcp_adapter import telemetry
+from mcp_adapter.dispatch import telemetry
 from tests.telemetry.test_spans import client
 
 touched = []

@@ -13,7 +13,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 from container import Container
 from mcp_adapter import McpRequest, McpResponse, Prompt, PromptArgument, Resource, Server, Tool
-from mcp_adapter.telemetry import (
+from mcp_adapter.dispatch.telemetry import (
     HANDLER,
     INCIDENT,
     OUTPUT,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_adapter import telemetry
+from mcp_adapter.dispatch import telemetry
 from tests.telemetry.conftest import Recorded
 from tests.telemetry.test_spans import ERAS, Traced, client
 

@@ -15,9 +15,9 @@ from mcp.server.auth.provider import AccessToken
 
 from container import Container
 from mcp_adapter import McpRequest, McpResponse, Server, Tool
+from mcp_adapter.declare.request import Identity
 from mcp_adapter.errors import AUTHORIZATION_ERROR
 from mcp_adapter.extensions import McpExtension, Platform, tool
-from mcp_adapter.request import Identity
 from mcp_adapter.testing import McpTestClient
 from mcp_adapter.testing.client import token_for
 

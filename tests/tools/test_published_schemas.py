@@ -18,8 +18,8 @@ import pytest
 
 from container import Container
 from mcp_adapter import Catalog, McpResponse, Server, Tool, compile_server
+from mcp_adapter.compile.published import published_schema_problems, schema_problems
 from mcp_adapter.errors import CompileError
-from mcp_adapter.schema_check import published_schema_problems, schema_problems
 from schemas import Schema
 from tests.tools.drivers import LEGACY, Driver
 

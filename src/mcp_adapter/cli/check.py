@@ -7,15 +7,15 @@ import sys
 from typing import Any
 
 from container import Container, Lifetime, Problem, type_name
-from mcp_adapter.catalog import Catalog
 from mcp_adapter.cli.loading import load_container, load_servable
 from mcp_adapter.cli.settings import add_container_option
 from mcp_adapter.cli.wording import count
-from mcp_adapter.components import Server, Tool
+from mcp_adapter.compile.published import published_schema_problems
+from mcp_adapter.compiled.catalog import Catalog
+from mcp_adapter.declare.components import Server, Tool
+from mcp_adapter.declare.naming import default_name
 from mcp_adapter.errors import CompileError
 from mcp_adapter.errors import problem as declaration_problem
-from mcp_adapter.naming import default_name
-from mcp_adapter.schema_check import published_schema_problems
 from mcp_adapter.serving import NotServableError, catalog_of
 
 

@@ -10,11 +10,11 @@ from typing import Any
 import anyio
 from mcp import types
 
-from mcp_adapter.catalog import Catalog, CompiledResource
 from mcp_adapter.cli.errors import CliError
 from mcp_adapter.cli.loading import load_container, load_servable
 from mcp_adapter.cli.serve import compile_catalog, select
 from mcp_adapter.cli.settings import add_container_option, parse_toolsets
+from mcp_adapter.compiled.catalog import Catalog, CompiledResource
 from mcp_adapter.testing.client import LEGACY, MODERN, McpTestClient
 
 

@@ -9,9 +9,9 @@ import sys
 from typing import Any
 
 from container import Container
-from mcp_adapter.catalog import Catalog
 from mcp_adapter.cli.errors import CliError
-from mcp_adapter.components import Server
+from mcp_adapter.compiled.catalog import Catalog
+from mcp_adapter.declare.components import Server
 from mcp_adapter.serving import Compilable, Servable
 
 

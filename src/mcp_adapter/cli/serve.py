@@ -14,7 +14,6 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 
 from container import Container
-from mcp_adapter.catalog import Catalog, UnknownToolsetError
 from mcp_adapter.cli.errors import CliError
 from mcp_adapter.cli.limit_flags import limit_kwargs
 from mcp_adapter.cli.loading import load_container, load_instance, load_servable
@@ -25,8 +24,9 @@ from mcp_adapter.cli.settings import (
     request_state_security,
 )
 from mcp_adapter.cli.wording import count
+from mcp_adapter.compile.lifespan import StartupError
+from mcp_adapter.compiled.catalog import Catalog, UnknownToolsetError
 from mcp_adapter.errors import CompileError
-from mcp_adapter.lifespan import StartupError
 from mcp_adapter.serving import (
     BearerAuth,
     HttpLimits,

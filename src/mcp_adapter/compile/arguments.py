@@ -33,10 +33,10 @@ from container import (
     parameters,
     type_name,
 )
-from mcp_adapter import scope_context
+from mcp_adapter.compile.handlers import reroot
+from mcp_adapter.compiled import context as context_values
+from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.errors import problem
-from mcp_adapter.handlers import reroot
-from mcp_adapter.request import McpRequest
 from schemas import Schema
 
 
@@ -89,7 +89,7 @@ def split_parameters(
     ``reported`` (so the handler plan does not report them again).
     """
     reported = reported if reported is not None else []
-    scope_context.declare(container)  # McpRequest, Identity, ... are context values: injected
+    context_values.declare(container)  # McpRequest, Identity, ... are context values: injected
     try:
         params = parameters(function)
     except (AnnotationError, ValueError) as exc:

@@ -23,10 +23,10 @@ from container import (
     parameters,
     type_name,
 )
-from mcp_adapter import scope_context
+from mcp_adapter.compiled import context as context_values
+from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.errors import HttpRequestUnavailable, problem
 from mcp_adapter.interrupts import in_thread
-from mcp_adapter.request import McpRequest
 
 
 class Source(enum.Enum):
@@ -242,7 +242,7 @@ def _plan(
     direct: bool = False,
 ) -> tuple[HandlerPlan | None, list[Problem]]:
     label = owner if direct else f"{owner}.{method_name}"
-    scope_context.declare(container)
+    context_values.declare(container)
     try:
         params = parameters(function, skip_self=skip_self)
     except (AnnotationError, ValueError) as exc:
@@ -257,7 +257,7 @@ def _plan(
     if problems:
         return None, problems
     plan = _assemble(owner, method_name, function, slots, container)
-    missing = scope_context.unprovided(plan.contexts, (label,))
+    missing = context_values.unprovided(plan.contexts, (label,))
     if missing:
         return None, missing
     return (dataclasses.replace(plan, function=function) if direct else plan), []
@@ -362,7 +362,7 @@ def _assemble(
         requests=names(Source.REQUEST),
         http_requests=names(Source.HTTP_REQUEST),
         arguments=names(Source.ARGUMENT),
-        contexts=scope_context.needed(
+        contexts=context_values.needed(
             container, [slot.key for slot in slots if slot.source is Source.SERVICE]
         ),
     )

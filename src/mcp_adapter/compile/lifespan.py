@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from container import APP, LEVEL_NAMES, Container, Problem, type_name
+from mcp_adapter.compile.handlers import Source, plan_handler
 from mcp_adapter.errors import McpAdapterError, problem
-from mcp_adapter.handlers import Source, plan_handler
 
 LIFESPAN = "lifespan"
 

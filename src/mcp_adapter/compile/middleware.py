@@ -25,9 +25,9 @@ from types import MappingProxyType
 from typing import Any
 
 from container import AnnotationError, Container, Problem, parameters
+from mcp_adapter.compile.handlers import HandlerPlan, plan_function
+from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.errors import problem
-from mcp_adapter.handlers import HandlerPlan, plan_function
-from mcp_adapter.request import McpRequest
 
 _NO_ARGUMENTS: Mapping[str, Any] = MappingProxyType({})
 

@@ -20,7 +20,7 @@ from mcp import types
 from mcp.server.mcpserver.utilities.types import Audio, Image
 
 from container import EMPTY
-from mcp_adapter.response import McpResponse
+from mcp_adapter.declare.response import McpResponse
 
 _BLOCK_TYPES: tuple[type, ...] = typing.get_args(types.ContentBlock)
 _CONTENT_TYPES: tuple[type, ...] = (*_BLOCK_TYPES, Image, Audio)

@@ -14,12 +14,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from container import Container, Problem
-from mcp_adapter import scope_context
-from mcp_adapter.catalog import Hooks
+from mcp_adapter.compile.handlers import HandlerPlan, plan_function, plan_handler
+from mcp_adapter.compile.middleware import Layer, is_async_callable, plan_layers
+from mcp_adapter.compiled import context as context_values
+from mcp_adapter.compiled.catalog import Hooks
+from mcp_adapter.declare.naming import default_name, valid_name
 from mcp_adapter.errors import problem
-from mcp_adapter.handlers import HandlerPlan, plan_function, plan_handler
-from mcp_adapter.middleware import Layer, is_async_callable, plan_layers
-from mcp_adapter.naming import default_name, valid_name
 from schemas import Contract, ContractError
 
 SHOULD_REGISTER = "shouldRegister"
@@ -55,12 +55,12 @@ def name_of(cls: type, suffix: str, problems: list[Problem]) -> str:
 
 def builder(cls: type, container: Container, problems: list[Problem]) -> tuple[Any, bool]:
     """``(build, is_async)`` of a component class's instance in a scope."""
-    scope_context.declare(container)
+    context_values.declare(container)
     node = container.node(cls)
     if not node.ok:
         problems.extend(node.problems)
         return None, False
-    missing = scope_context.unprovided(node.contexts, (cls.__qualname__,))
+    missing = context_values.unprovided(node.contexts, (cls.__qualname__,))
     if missing:
         problems.extend(missing)
         return None, False

@@ -17,7 +17,7 @@ from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
-from mcp_adapter.catalog import Catalog
+from mcp_adapter.compiled.catalog import Catalog
 
 _BASE = "urn:mcp-adapter:published-schema"
 _DATA = frozenset({"default", "examples", "const", "enum"})

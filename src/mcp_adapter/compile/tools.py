@@ -20,10 +20,11 @@ import pydantic
 from mcp import types
 
 from container import EMPTY, Container, Problem, type_hints
-from mcp_adapter.annotations import to_protocol_annotations
-from mcp_adapter.arguments import arguments_model, split_parameters
-from mcp_adapter.catalog import CompiledTool
-from mcp_adapter.compile_parts import (
+from mcp_adapter.compile.arguments import arguments_model, split_parameters
+from mcp_adapter.compile.handlers import HandlerPlan, plan_function, plan_handler
+from mcp_adapter.compile.middleware import is_async_callable, plan_layers
+from mcp_adapter.compile.outputs import output_annotation, to_outcome
+from mcp_adapter.compile.parts import (
     Parts,
     checked_name,
     class_parts,
@@ -35,12 +36,11 @@ from mcp_adapter.compile_parts import (
     owner_of,
     timeout_of,
 )
-from mcp_adapter.components import NoContract, Tool
+from mcp_adapter.compiled.catalog import CompiledTool
+from mcp_adapter.declare.annotations import to_protocol_annotations
+from mcp_adapter.declare.components import NoContract, Tool
+from mcp_adapter.dispatch.results import wrap_schema
 from mcp_adapter.errors import problem
-from mcp_adapter.handlers import HandlerPlan, plan_function, plan_handler
-from mcp_adapter.middleware import is_async_callable, plan_layers
-from mcp_adapter.results import wrap_schema
-from mcp_adapter.returns import output_annotation, to_outcome
 from schemas import Contract, ContractError, Schema
 
 

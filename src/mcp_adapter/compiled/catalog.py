@@ -14,11 +14,11 @@ from mcp.shared.uri_template import UriTemplate
 from starlette.requests import Request as HttpRequest
 
 from container import Container
-from mcp_adapter.components import PromptArgument
+from mcp_adapter.compile.handlers import HandlerPlan
+from mcp_adapter.compile.lifespan import CompiledLifespan
+from mcp_adapter.compile.middleware import Layer
+from mcp_adapter.declare.components import PromptArgument
 from mcp_adapter.errors import McpAdapterError
-from mcp_adapter.handlers import HandlerPlan
-from mcp_adapter.lifespan import CompiledLifespan
-from mcp_adapter.middleware import Layer
 from schemas import Contract
 
 

@@ -18,9 +18,9 @@ from mcp.server.auth.provider import AccessToken
 from starlette.requests import Request as HttpRequest
 
 from container import Container, Lifetime, Problem, ProviderKind, type_name
-from mcp_adapter.context import access_token
+from mcp_adapter.declare.request import Identity, McpRequest
+from mcp_adapter.dispatch.snapshot import access_token
 from mcp_adapter.errors import problem
-from mcp_adapter.request import Identity, McpRequest
 
 PROVIDED: tuple[type, ...] = (McpRequest, Identity, AccessToken, HttpRequest)
 """What the adapter gives each request scope (``Identity`` and ``AccessToken`` when

@@ -14,7 +14,7 @@ from mcp import types
 from mcp.server.mcpserver import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from typing_extensions import TypeVar
 
-from mcp_adapter.annotations import ToolAnnotations
+from mcp_adapter.declare.annotations import ToolAnnotations
 
 
 class NoContract:

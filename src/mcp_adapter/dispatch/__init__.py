@@ -7,9 +7,9 @@ part (``dispatch_core``).
 
 from __future__ import annotations
 
-from mcp_adapter.prompt_calls import PromptCalls
-from mcp_adapter.resource_reads import ResourceReads
-from mcp_adapter.tool_calls import ToolCalls
+from mcp_adapter.dispatch.prompts import PromptCalls
+from mcp_adapter.dispatch.resources import ResourceReads
+from mcp_adapter.dispatch.tools import ToolCalls
 
 
 class Dispatcher(ToolCalls, ResourceReads, PromptCalls):

@@ -15,15 +15,21 @@ from mcp.server.auth.provider import AccessToken
 from pydantic import ValidationError
 
 from container import Container, Scope, SessionScope
-from mcp_adapter import telemetry
-from mcp_adapter.call_modes import OnLoop, OnThread, drive
-from mcp_adapter.catalog import (
+from mcp_adapter.compile.middleware import Call, through
+from mcp_adapter.compiled.catalog import (
     Catalog,
     CompiledComponent,
     CompiledPrompt,
     CompiledResource,
 )
-from mcp_adapter.context import is_modern, snapshot
+from mcp_adapter.compiled.context import RequestValues
+from mcp_adapter.declare.request import McpRequest, Transport
+from mcp_adapter.declare.response import McpResponse
+from mcp_adapter.dispatch import telemetry
+from mcp_adapter.dispatch.modes import OnLoop, OnThread, drive
+from mcp_adapter.dispatch.paging import paginate, visible_all
+from mcp_adapter.dispatch.snapshot import is_modern, snapshot
+from mcp_adapter.dispatch.telemetry import Traced, Tracing
 from mcp_adapter.errors import (
     Refusal,
     forbidden,
@@ -33,15 +39,9 @@ from mcp_adapter.errors import (
     refused,
     unknown,
 )
-from mcp_adapter.input_flow import elicit
+from mcp_adapter.input.asking import elicit
 from mcp_adapter.interrupts import cancelled_for_real
-from mcp_adapter.middleware import Call, through
-from mcp_adapter.paging import paginate, visible_all
-from mcp_adapter.request import McpRequest, Transport
-from mcp_adapter.response import McpResponse
-from mcp_adapter.scope_context import RequestValues
 from mcp_adapter.sdk_compat import connection_of
-from mcp_adapter.telemetry import Traced, Tracing
 from schemas import Contract, render, summarize
 
 T = TypeVar("T")

@@ -16,7 +16,7 @@ input) goes back to it with ``anyio.from_thread.run``.
 Each stage of a call goes through its mode (``visible``, ``check_wire``/``check``,
 ``resolve``/``aresolve``, ``call``, and the result: ``tool_result``,
 ``resource_contents``, ``prompt_messages``), so that a traced call
-(:class:`mcp_adapter.telemetry.Traced`) can wrap each in a span; here the parts that
+(:class:`mcp_adapter.dispatch.telemetry.Traced`) can wrap each in a span; here the parts that
 do not differ are the functions themselves, called directly (``operator.call`` for
 ``check_wire``, ``check`` and ``resolve``: no Python frame of its own; the contract's
 method is looked up on each call, as before, so a patched ``Contract.check_wire``
@@ -33,15 +33,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio.from_thread
 
 from container import Scope
-from mcp_adapter import results
-from mcp_adapter.catalog import CompiledComponent
-from mcp_adapter.handlers import HandlerPlan
+from mcp_adapter.compile.handlers import HandlerPlan
+from mcp_adapter.compiled.catalog import CompiledComponent
+from mcp_adapter.declare.request import McpRequest
+from mcp_adapter.declare.response import McpResponse
+from mcp_adapter.dispatch import results
 from mcp_adapter.interrupts import HandlerExited
-from mcp_adapter.request import McpRequest
-from mcp_adapter.response import McpResponse
 
 if TYPE_CHECKING:
-    from mcp_adapter.dispatch_core import DispatchCore
+    from mcp_adapter.dispatch.core import DispatchCore
 
 T = TypeVar("T")
 

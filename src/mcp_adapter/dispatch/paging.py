@@ -9,9 +9,9 @@ from typing import Any, TypeVar
 import anyio.from_thread
 from mcp import MCPError, types
 
-from mcp_adapter.call_modes import verdict
-from mcp_adapter.catalog import CompiledComponent
-from mcp_adapter.request import McpRequest
+from mcp_adapter.compiled.catalog import CompiledComponent
+from mcp_adapter.declare.request import McpRequest
+from mcp_adapter.dispatch.modes import verdict
 
 Entry = TypeVar("Entry")
 _CURSOR = re.compile(r"[0-9]{1,9}")

@@ -9,18 +9,18 @@ from typing import Any, cast
 
 from mcp import MCPError, types
 
-from mcp_adapter import telemetry
-from mcp_adapter.catalog import (
+from mcp_adapter.compile.middleware import Call, through
+from mcp_adapter.compiled.catalog import (
     CompiledPrompt,
     CompiledResource,
 )
-from mcp_adapter.dispatch_core import DispatchCore, Mode
+from mcp_adapter.dispatch import telemetry
+from mcp_adapter.dispatch.core import DispatchCore, Mode
+from mcp_adapter.dispatch.paging import next_cursor, page_index
+from mcp_adapter.dispatch.telemetry import Tracing
 from mcp_adapter.errors import (
     unknown,
 )
-from mcp_adapter.middleware import Call, through
-from mcp_adapter.paging import next_cursor, page_index
-from mcp_adapter.telemetry import Tracing
 
 MAX_COMPLETIONS = 100
 

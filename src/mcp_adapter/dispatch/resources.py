@@ -8,21 +8,21 @@ from typing import Any
 
 from mcp import MCPError, types
 
-from mcp_adapter import telemetry
-from mcp_adapter.catalog import (
+from mcp_adapter.compile.middleware import Call
+from mcp_adapter.compiled.catalog import (
     CompiledResource,
 )
-from mcp_adapter.context import is_modern
-from mcp_adapter.dispatch_core import DispatchCore, Mode
+from mcp_adapter.dispatch import telemetry
+from mcp_adapter.dispatch.core import DispatchCore, Mode
+from mcp_adapter.dispatch.paging import next_cursor, page_index
+from mcp_adapter.dispatch.snapshot import is_modern
+from mcp_adapter.dispatch.telemetry import Tracing
 from mcp_adapter.errors import (
     Forbidden,
     NotFound,
     forbidden,
     resource_not_found,
 )
-from mcp_adapter.middleware import Call
-from mcp_adapter.paging import next_cursor, page_index
-from mcp_adapter.telemetry import Tracing
 
 
 class ResourceReads(DispatchCore):

@@ -11,8 +11,8 @@ from pydantic import ValidationError
 from pydantic_core import to_json, to_jsonable_python
 from typing_extensions import is_typeddict
 
+from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.errors import HandlerResultError, OutputContractError
-from mcp_adapter.response import McpResponse
 from schemas import Contract, FieldError, render, summarize
 from schemas.wire import may_hold_non_finite, non_json
 

@@ -11,8 +11,8 @@ from mcp.server.auth.provider import AccessToken
 from mcp.types import CLIENT_CAPABILITIES_META_KEY
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from mcp_adapter.input_requests import retried_answers
-from mcp_adapter.request import Identity, McpRequest, Transport, freeze
+from mcp_adapter.declare.request import Identity, McpRequest, Transport, freeze
+from mcp_adapter.input.state import retried_answers
 
 
 def is_modern(ctx: Any) -> bool:

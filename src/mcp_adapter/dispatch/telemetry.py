@@ -33,7 +33,7 @@ from mcp import MCPError, types
 from opentelemetry import metrics, trace
 from opentelemetry.trace import Span, SpanKind, StatusCode
 
-from mcp_adapter import results
+from mcp_adapter.dispatch import results
 from mcp_adapter.errors import Refusal, incident_of
 from mcp_adapter.interrupts import cancelled_for_real
 
@@ -212,7 +212,7 @@ class Tracing:
 class Traced:
     """A call mode whose stages are spans, children of the current span (the SDK's).
 
-    It has every part of a mode (:mod:`mcp_adapter.call_modes`); ``scope`` and
+    It has every part of a mode (:mod:`mcp_adapter.dispatch.modes`); ``scope`` and
     ``elicit`` are the wrapped mode's own.
     """
 

@@ -14,20 +14,31 @@ import anyio.to_thread
 from mcp import MCPError, types
 
 from container import Scope
-from mcp_adapter import telemetry
-from mcp_adapter.call_modes import drive
-from mcp_adapter.catalog import (
+from mcp_adapter.compile.middleware import Call, through
+from mcp_adapter.compiled.catalog import (
     CompiledTool,
 )
-from mcp_adapter.context import is_modern, supports_elicitation
-from mcp_adapter.dispatch_core import DispatchCore, Mode
+from mcp_adapter.declare.request import McpRequest
+from mcp_adapter.dispatch import telemetry
+from mcp_adapter.dispatch.core import DispatchCore, Mode
+from mcp_adapter.dispatch.modes import drive
+from mcp_adapter.dispatch.paging import next_cursor, page_index
+from mcp_adapter.dispatch.results import (
+    error_result,
+    execution_failed,
+    input_timed_out,
+    invalid_arguments,
+    timed_out,
+)
+from mcp_adapter.dispatch.snapshot import is_modern, supports_elicitation
+from mcp_adapter.dispatch.telemetry import Tracing
 from mcp_adapter.errors import (
     Refusal,
     ToolError,
     refused,
     unknown,
 )
-from mcp_adapter.input_flow import (
+from mcp_adapter.input.asking import (
     MAX_INPUT_ROUNDS,
     asking,
     input_required,
@@ -35,17 +46,6 @@ from mcp_adapter.input_flow import (
     no_back_channel,
 )
 from mcp_adapter.interrupts import cancelled_for_real
-from mcp_adapter.middleware import Call, through
-from mcp_adapter.paging import next_cursor, page_index
-from mcp_adapter.request import McpRequest
-from mcp_adapter.results import (
-    error_result,
-    execution_failed,
-    input_timed_out,
-    invalid_arguments,
-    timed_out,
-)
-from mcp_adapter.telemetry import Tracing
 
 
 class ToolCalls(DispatchCore):

@@ -5,6 +5,7 @@ never holds a server; ``Platform`` collects them at ``TOOLS`` and compiles
 them, with class-based ``Server`` declarations, into one catalog.
 """
 
+from mcp_adapter.compile.middleware import Call, Middleware, Next
 from mcp_adapter.extensions.decorator import tool, tool_middleware
 from mcp_adapter.extensions.extension import McpExtension
 from mcp_adapter.extensions.manifest import PluginManifest
@@ -12,7 +13,6 @@ from mcp_adapter.extensions.platform import ENTRY_POINT_GROUP, ExtensionLoadErro
 from mcp_adapter.extensions.points import TOOL_EXTENSIONS, TOOLS, Contribution
 from mcp_adapter.extensions.put_on_server import put_on_server
 from mcp_adapter.extensions.spec import ToolExtension, ToolSpec
-from mcp_adapter.middleware import Call, Middleware, Next
 
 __all__ = [
     "ENTRY_POINT_GROUP",

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from container import Container, Problem
-from mcp_adapter.annotations import to_protocol_annotations
-from mcp_adapter.catalog import CompiledTool
+from mcp_adapter.compile.middleware import Middleware, plan_layers
+from mcp_adapter.compiled.catalog import CompiledTool
+from mcp_adapter.declare.annotations import to_protocol_annotations
 from mcp_adapter.errors import problem
 from mcp_adapter.extensions.manifest import PluginManifest
 from mcp_adapter.extensions.points import Contribution
 from mcp_adapter.extensions.spec import ToolExtension, ToolSpec
-from mcp_adapter.middleware import Middleware, plan_layers
 
 
 @dataclass(slots=True)

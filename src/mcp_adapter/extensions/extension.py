@@ -6,10 +6,10 @@ import inspect
 from collections.abc import Iterator
 from typing import Any
 
+from mcp_adapter.declare.naming import default_name
 from mcp_adapter.extensions.decorator import MIDDLEWARE_MARK, TOOL_MARK, MiddlewareMark, ToolMark
 from mcp_adapter.extensions.manifest import PluginManifest
 from mcp_adapter.extensions.spec import ToolExtension, ToolSpec
-from mcp_adapter.naming import default_name
 
 
 class McpExtension:

@@ -8,17 +8,17 @@ from collections.abc import Iterable, Iterator
 from typing import Any, Final, Literal, overload
 
 from container import Container, Problem
-from mcp_adapter.catalog import Catalog, CompiledTool
-from mcp_adapter.compile_parts import declared_name, owner_of
-from mcp_adapter.compiler import compile_server
-from mcp_adapter.components import Server
+from mcp_adapter.compile.parts import declared_name, owner_of
+from mcp_adapter.compile.server import compile_server
+from mcp_adapter.compile.tools import compile_function_tool
+from mcp_adapter.compiled.catalog import Catalog, CompiledTool
+from mcp_adapter.declare.components import Server
+from mcp_adapter.declare.naming import valid_name
 from mcp_adapter.errors import CompileError, McpAdapterError, problem
 from mcp_adapter.extensions import amend
 from mcp_adapter.extensions.extension import McpExtension
 from mcp_adapter.extensions.points import POINTS, TOOL_EXTENSIONS, TOOLS, Contribution
 from mcp_adapter.extensions.spec import ToolExtension, ToolSpec
-from mcp_adapter.naming import valid_name
-from mcp_adapter.tool_compiler import compile_function_tool
 
 ENTRY_POINT_GROUP: Final = "mcp_adapter.extensions"
 """The entry-point group installed distributions list their extensions under."""

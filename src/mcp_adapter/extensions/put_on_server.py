@@ -35,21 +35,21 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from pydantic import PrivateAttr
 
 from container import Container, Problem
-from mcp_adapter.catalog import Catalog, CompiledTool
-from mcp_adapter.compiler import compile_server
-from mcp_adapter.components import Server
-from mcp_adapter.context import is_modern
-from mcp_adapter.dispatcher import Dispatcher
+from mcp_adapter.compile.server import compile_server
+from mcp_adapter.compile.tools import compile_function_tool
+from mcp_adapter.compiled.catalog import Catalog, CompiledTool
+from mcp_adapter.declare.components import Server
+from mcp_adapter.dispatch import Dispatcher
+from mcp_adapter.dispatch.results import LEGACY_WRAP_KEY
+from mcp_adapter.dispatch.snapshot import is_modern
 from mcp_adapter.errors import CompileError, problem, unknown
 from mcp_adapter.extensions.spec import ToolSpec
-from mcp_adapter.results import LEGACY_WRAP_KEY
 from mcp_adapter.sdk_compat import (
     built_unvalidated,
     mcpserver_lowlevel,
     mcpserver_tool,
     mcpserver_tools,
 )
-from mcp_adapter.tool_compiler import compile_function_tool
 
 _PUT: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
 """Names ``put_on_server`` placed on each low-level server (to refuse duplicates)."""

@@ -14,9 +14,9 @@ from typing import Any
 import anyio
 from mcp import MCPError, types
 
-from mcp_adapter.input_requests import accepted, envelope
-from mcp_adapter.request import McpRequest, freeze
-from mcp_adapter.response import McpResponse
+from mcp_adapter.declare.request import McpRequest, freeze
+from mcp_adapter.declare.response import McpResponse
+from mcp_adapter.input.state import accepted, envelope
 
 MAX_INPUT_ROUNDS = 8
 """Elicitation rounds one 2025-11-25 call may go through before it is refused."""

@@ -4,7 +4,7 @@ it lets through to the handler.
 A handler asks with ``McpResponse.elicit(...)``. On 2026-07-28 the question goes to
 the client in an ``input_required`` result whose ``requestState`` is this module's
 envelope: the handler's own ``state`` and every question asked (key and requested
-schema). The SDK's ``RequestStateBoundary`` (installed by :func:`mcp_adapter.sdk.
+schema). The SDK's ``RequestStateBoundary`` (installed by :func:`mcp_adapter.serving.lowlevel.
 build_sdk_server`) seals it on the way out (encrypted; bound to the caller, the
 method, the component and the arguments; with an expiry) and opens it on the retry,
 refusing anything it did not seal. So on a retry the envelope names exactly the
@@ -26,7 +26,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from mcp import MCPError, types
 
-from mcp_adapter.response import McpResponse
+from mcp_adapter.declare.response import McpResponse
 
 _VERSION = 1
 _ACTIONS = frozenset({"accept", "decline", "cancel"})

@@ -8,11 +8,11 @@ from typing import Any, Final, Literal
 
 from mcp import MCPError, types
 
+from mcp_adapter.compile.middleware import Call, Next
+from mcp_adapter.declare.request import McpRequest
+from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.errors import Refusal, incident_of
 from mcp_adapter.interrupts import cancelled_for_real
-from mcp_adapter.middleware import Call, Next
-from mcp_adapter.request import McpRequest
-from mcp_adapter.response import McpResponse
 
 Outcome = Literal["ok", "error", "refused", "failed", "cancelled"]
 """How a call ended, as the layer saw it (see ``AccessLog``)."""

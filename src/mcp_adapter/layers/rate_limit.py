@@ -9,9 +9,9 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from mcp_adapter.compile.middleware import Call, Next
+from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.errors import ToolError
-from mcp_adapter.middleware import Call, Next
-from mcp_adapter.request import McpRequest
 
 Per = Literal["identity", "client"] | Callable[[McpRequest], str]
 """Whose calls are counted together: see ``RateLimit``."""

@@ -13,15 +13,15 @@ from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Route
 
 from container import Container
-from mcp_adapter.compiler import with_middleware
-from mcp_adapter.middleware import Middleware
-from mcp_adapter.sdk import build_sdk_server
+from mcp_adapter.compile.middleware import Middleware
+from mcp_adapter.compile.server import with_middleware
 from mcp_adapter.serving.auth import BearerAuth, app_middleware
 from mcp_adapter.serving.endpoint import endpoint, session_manager
 from mcp_adapter.serving.events import Resumability
 from mcp_adapter.serving.host_security import default_transport_security
 from mcp_adapter.serving.lifespan import serve_lifespan
 from mcp_adapter.serving.limits import HttpLimits
+from mcp_adapter.serving.lowlevel import build_sdk_server
 from mcp_adapter.serving.servable import Servable, catalog_of
 from mcp_adapter.serving.toolsets import TOOLSET_PATH_PARAM, ToolsetRouter
 

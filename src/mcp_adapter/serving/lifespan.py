@@ -7,7 +7,7 @@ the last request: 1. the lifespan left; 2. the container closed
 (``close_container=True``): every singleton finalized in the reverse order
 of its creation.
 
-A failure at start-up raises :class:`~mcp_adapter.lifespan.StartupError` (the
+A failure at start-up raises :class:`~mcp_adapter.compile.lifespan.StartupError` (the
 original exception is its ``__cause__``) once what had started is closed
 again: eager singletons built so far (``astart`` closes the container), or, when
 the lifespan fails to enter, the container (with ``close_container=True``).
@@ -20,8 +20,8 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
 from container import Container
-from mcp_adapter.catalog import Catalog
-from mcp_adapter.lifespan import StartupError
+from mcp_adapter.compile.lifespan import StartupError
+from mcp_adapter.compiled.catalog import Catalog
 
 
 def _cause(exc: BaseException) -> str:

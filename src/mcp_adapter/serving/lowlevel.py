@@ -12,9 +12,9 @@ from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.shared.inbound import X_MCP_HEADER_KEY
 
 from container import Container
-from mcp_adapter.catalog import Catalog, CompiledPrompt, CompiledResource
-from mcp_adapter.dispatcher import Dispatcher
-from mcp_adapter.request import Transport
+from mcp_adapter.compiled.catalog import Catalog, CompiledPrompt, CompiledResource
+from mcp_adapter.declare.request import Transport
+from mcp_adapter.dispatch import Dispatcher
 
 
 def header_schemas(catalog: Catalog) -> Callable[[str], Mapping[str, Any] | None]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from container import Container
-from mcp_adapter.catalog import Catalog
-from mcp_adapter.compiler import compile_server
-from mcp_adapter.components import Server
+from mcp_adapter.compile.server import compile_server
+from mcp_adapter.compiled.catalog import Catalog
+from mcp_adapter.declare.components import Server
 from mcp_adapter.errors import McpAdapterError
 
 

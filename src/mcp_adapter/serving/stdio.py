@@ -17,14 +17,14 @@ from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
 
 from container import Container
-from mcp_adapter.catalog import Catalog
-from mcp_adapter.compiler import with_middleware
+from mcp_adapter.compile.middleware import Middleware
+from mcp_adapter.compile.server import with_middleware
+from mcp_adapter.compiled.catalog import Catalog
 from mcp_adapter.errors import CompileError, problem
-from mcp_adapter.middleware import Middleware
-from mcp_adapter.sdk import build_sdk_server
 from mcp_adapter.sdk_compat import claim_stdin
 from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id
 from mcp_adapter.serving.lifespan import serve_lifespan
+from mcp_adapter.serving.lowlevel import build_sdk_server
 from mcp_adapter.serving.servable import Servable, catalog_of
 
 logger = logging.getLogger("mcp_adapter")
@@ -214,7 +214,7 @@ async def serve_stdio(
     a line that is not JSON, or not a JSON-RPC message (a request whose ``id``
     is not a string or an integer included), is answered with
     ``-32700``/``-32600`` and ``id: null``. ``request_state_security`` seals
-    2026-07-28 ``requestState`` (see :func:`mcp_adapter.sdk.build_sdk_server`).
+    2026-07-28 ``requestState`` (see :func:`mcp_adapter.serving.lowlevel.build_sdk_server`).
     ``middleware`` runs around every call, outside the server's own (docs/middleware.md).
     """
     catalog = with_middleware(catalog_of(servable, container), middleware, container)

@@ -16,9 +16,9 @@ from mcp.server import Server as SdkServer
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from container import Container
-from mcp_adapter.catalog import Catalog
+from mcp_adapter.compiled.catalog import Catalog
 from mcp_adapter.errors import unknown
-from mcp_adapter.sdk import build_sdk_server
+from mcp_adapter.serving.lowlevel import build_sdk_server
 
 TOOLSETS_HEADER = "x-mcp-toolsets"
 """Request header naming the toolsets a client wants, comma-separated."""

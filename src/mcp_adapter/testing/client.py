@@ -23,10 +23,10 @@ from pydantic import ValidationError
 from pydantic_core import from_json
 
 from container import Container
-from mcp_adapter.catalog import Catalog
-from mcp_adapter.request import Identity
-from mcp_adapter.sdk import build_sdk_server
+from mcp_adapter.compiled.catalog import Catalog
+from mcp_adapter.declare.request import Identity
 from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id
+from mcp_adapter.serving.lowlevel import build_sdk_server
 from mcp_adapter.serving.servable import Servable, catalog_of
 from mcp_adapter.testing.result import McpResult
 

@@ -38,12 +38,12 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from container import Container
-from mcp_adapter.catalog import Catalog, CompiledTool, Hooks
-from mcp_adapter.compiler import compile_server
-from mcp_adapter.components import Server
-from mcp_adapter.handlers import Slot, Source
-from mcp_adapter.request import McpRequest
-from mcp_adapter.response import McpResponse
+from mcp_adapter.compile.handlers import Slot, Source
+from mcp_adapter.compile.server import compile_server
+from mcp_adapter.compiled.catalog import Catalog, CompiledTool, Hooks
+from mcp_adapter.declare.components import Server
+from mcp_adapter.declare.request import McpRequest
+from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.testing.client import LEGACY, MODERN, McpTestClient, Protocol
 from mcp_adapter.testing.result import McpResult
 from mcp_adapter.testing.strategies import accepts, payloads, wire_validated

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 from pydantic_core import to_json
 
-from mcp_adapter.catalog import Catalog, CompiledTool
+from mcp_adapter.compiled.catalog import Catalog, CompiledTool
 from mcp_adapter.testing.schema_strategies import (
     UnsupportedSchemaError,
     from_json_schema,
