@@ -27,7 +27,7 @@ from benchmarks.mcp_call_suite import AddTool
 from benchmarks.mcp_workload import ARGUMENTS, TOOL, Clock, Ledger, handler_of, request_context
 from container import Container
 from mcp_adapter import McpRequest, Server, build_sdk_server, compile_server
-from mcp_adapter.compile.middleware import Call, Next
+from mcp_adapter.declare.middleware import Call, Next
 from mcp_adapter.layers import AccessLog, Timing
 
 

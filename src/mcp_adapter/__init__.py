@@ -2,12 +2,12 @@
 
 from mcp.types import Icon
 
-from mcp_adapter.compile.lifespan import StartupError
-from mcp_adapter.compile.middleware import Call, Middleware, Next
 from mcp_adapter.compile.server import compile_server
 from mcp_adapter.compiled.catalog import Catalog
+from mcp_adapter.compiled.lifespan import StartupError
 from mcp_adapter.declare.annotations import ToolAnnotations
 from mcp_adapter.declare.components import Prompt, PromptArgument, Resource, Server, Tool
+from mcp_adapter.declare.middleware import Call, Middleware, Next
 from mcp_adapter.declare.request import Identity, McpRequest
 from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.errors import (

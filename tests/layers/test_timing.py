@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from mcp_adapter.compile.middleware import Call
+from mcp_adapter.declare.middleware import Call
 from mcp_adapter.layers import Timing
 from tests.components.support import ERAS
 from tests.layers.support import client

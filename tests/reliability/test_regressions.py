@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from container import Container
 from mcp_adapter import McpResponse, Server, Tool
-from mcp_adapter.compile.handlers import Source
+from mcp_adapter.compiled.handlers import Source
 from mcp_adapter.extensions import McpExtension, Platform, tool
 from mcp_adapter.testing import McpTestClient
 from schemas import Contract, Schema

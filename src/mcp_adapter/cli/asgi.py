@@ -15,7 +15,7 @@ import sys
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mcp_adapter.cli.options import ServeOptions
-from mcp_adapter.compile.lifespan import StartupError
+from mcp_adapter.compiled.lifespan import StartupError
 
 
 class OneLineStartupFailure:

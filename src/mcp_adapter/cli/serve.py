@@ -24,8 +24,8 @@ from mcp_adapter.cli.settings import (
     request_state_security,
 )
 from mcp_adapter.cli.wording import count
-from mcp_adapter.compile.lifespan import StartupError
 from mcp_adapter.compiled.catalog import Catalog, UnknownToolsetError
+from mcp_adapter.compiled.lifespan import StartupError
 from mcp_adapter.errors import CompileError
 from mcp_adapter.serving import (
     BearerAuth,

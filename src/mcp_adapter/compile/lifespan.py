@@ -1,4 +1,4 @@
-"""``Server.lifespan``: checked once by the compiler, entered at serve start with its services.
+"""``Server.lifespan``: checked once by the compiler (``compiled.lifespan`` enters it).
 
 The method is an async generator (``async def lifespan(self, db: Db): ...; yield; ...``)
 or returns an async context manager (``@asynccontextmanager``). ``self`` is an
@@ -13,50 +13,13 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
 from typing import Any
 
 from container import APP, LEVEL_NAMES, Container, Problem, type_name
-from mcp_adapter.compile.handlers import Source, plan_handler
-from mcp_adapter.errors import McpAdapterError, problem
-
-LIFESPAN = "lifespan"
-
-
-class StartupError(McpAdapterError):
-    """Start-up failed: an eager singleton or ``Server.lifespan`` raised (the ``__cause__``)."""
-
-
-@dataclass(frozen=True, slots=True)
-class CompiledLifespan:
-    """How to enter a server's lifespan: decided at compile time."""
-
-    server: type
-    services: tuple[tuple[str, Any], ...]
-    """``(parameter name, key)`` of every injected parameter, in order."""
-    generator: bool
-    """An async generator method (wrapped as a context manager), else a factory of one."""
-
-    @property
-    def label(self) -> str:
-        return f"{self.server.__qualname__}.{LIFESPAN}"
-
-    async def open(self, container: Container) -> AbstractAsyncContextManager[None]:
-        """The lifespan's context manager, its ``self`` and services resolved from ``container``."""
-        instance = await container.aget(self.server)
-        kwargs = {name: await container.aget(key) for name, key in self.services}
-        method: Callable[..., Any] = getattr(instance, LIFESPAN)
-        if self.generator:
-            manager: object = asynccontextmanager(method)(**kwargs)
-        else:
-            manager = method(**kwargs)
-        if not isinstance(manager, AbstractAsyncContextManager):
-            raise TypeError(
-                f"{self.label}() returned {type(manager).__name__}, not an async context manager"
-            )
-        return manager
+from mcp_adapter.compile.handlers import plan_handler
+from mcp_adapter.compiled.handlers import Source
+from mcp_adapter.compiled.lifespan import LIFESPAN, CompiledLifespan
+from mcp_adapter.errors import problem
 
 
 def compile_lifespan(

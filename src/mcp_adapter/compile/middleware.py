@@ -1,108 +1,19 @@
-"""Middleware: ``async (call, call_next, ...) -> value`` around a component's call.
+"""Middleware compiled: each layer checked and planned once (``compiled.handlers.Layer``).
 
-One stage of the dispatcher for every method. A layer is declared on the server
-(``Server.middleware``: every method), by an extension for a tool named so
-(``ToolExtension.middleware``), or on the component itself (``Tool.middleware``,
-``Resource.middleware``, ``Prompt.middleware``, ``@tool(middleware=...)``); the
-server's run outermost, the component's own innermost. Its parameters after
-``(call, call_next)`` are injected like a handler's, planned at compile time and
-resolved in the call's scope (a scoped service is the one the handler gets).
-
-What ``call_next`` returns is what the rest of the chain returns: for a component
-call (``tools/call``, ``resources/read``, ``prompts/get``) the handler's value
-before it becomes a result, for a listing or ``completion/complete`` the protocol
-result. A layer may return its own value instead; it is read as the handler's
-would be.
+What a layer is, and who declares it, is said in ``declare.middleware``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from types import MappingProxyType
+from collections.abc import Sequence
 from typing import Any
 
 from container import AnnotationError, Container, Problem, parameters
-from mcp_adapter.compile.handlers import HandlerPlan, plan_function
-from mcp_adapter.declare.request import McpRequest
+from mcp_adapter.compile.handlers import plan_function
+from mcp_adapter.compiled.handlers import HandlerPlan, Layer
 from mcp_adapter.errors import problem
-
-_NO_ARGUMENTS: Mapping[str, Any] = MappingProxyType({})
-
-
-@dataclass(frozen=True, slots=True)
-class Call:
-    """A call as middleware sees it.
-
-    ``method`` is the protocol method (``"tools/call"``, ``"resources/read"``,
-    ``"prompts/get"``, ``"tools/list"``, ...); ``name`` the component's name (a
-    resource's URI; empty for a listing); ``arguments`` the validated arguments by
-    parameter name (a tool's payload fields, a resource's URI variables, a prompt's
-    arguments; injected values are never in it). ``with_arguments`` returns a copy
-    with some replaced: they are validated again into the component's input before
-    the handler gets them (a value it refuses fails the call, as the middleware's
-    error, not the client's).
-    """
-
-    name: str
-    arguments: Mapping[str, Any] = field(default_factory=lambda: _NO_ARGUMENTS)
-    method: str = "tools/call"
-
-    def with_arguments(self, **changes: Any) -> Call:
-        return dataclasses.replace(self, arguments=MappingProxyType({**self.arguments, **changes}))
-
-
-Next = Callable[[Call], Awaitable[Any]]
-"""Calls the rest of the chain (finally the handler) and returns its value."""
-
-Middleware = Callable[..., Awaitable[Any]]
-"""``async (call, call_next, ...) -> value``; the parameters after the first two are injected."""
-
-
-@dataclass(frozen=True, slots=True)
-class Layer:
-    """One compiled middleware: the callable and the plan of what it gets injected."""
-
-    function: Middleware
-    plan: HandlerPlan = field(repr=False)
-    injects: bool = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        plan = self.plan
-        injects = bool(plan.services or plan.async_services or plan.requests or plan.http_requests)
-        object.__setattr__(self, "injects", injects)
-
-
-async def through(
-    layers: Sequence[Layer],
-    call: Call,
-    innermost: Next,
-    scope: Any,
-    request: McpRequest | None,
-) -> Any:
-    """Run ``call`` through ``layers`` (first outermost) and then ``innermost``."""
-    chain = innermost
-    for layer in reversed(layers):
-        chain = _link(layer, chain, scope, request)
-    return await chain(call)
-
-
-def _link(layer: Layer, call_next: Next, scope: Any, request: McpRequest | None) -> Next:
-    function = layer.function
-    if not layer.injects:
-
-        async def step(call: Call) -> Any:
-            return await function(call, call_next)
-
-        return step
-
-    async def step_injected(call: Call) -> Any:
-        return await function(call, call_next, **await layer.plan.injected(scope, request))
-
-    return step_injected
-
 
 PASSED = 2
 """The leading parameters the chain passes itself: ``call`` and ``call_next``."""

@@ -14,10 +14,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from container import Container, Problem
-from mcp_adapter.compile.handlers import HandlerPlan, plan_function, plan_handler
-from mcp_adapter.compile.middleware import Layer, is_async_callable, plan_layers
+from mcp_adapter.compile.handlers import plan_function, plan_handler
+from mcp_adapter.compile.middleware import is_async_callable, plan_layers
 from mcp_adapter.compiled import context as context_values
 from mcp_adapter.compiled.catalog import Hooks
+from mcp_adapter.compiled.handlers import HandlerPlan, Layer
 from mcp_adapter.declare.naming import default_name, valid_name
 from mcp_adapter.errors import problem
 from schemas import Contract, ContractError

@@ -11,10 +11,11 @@ from mcp.server.mcpserver import ResourceSecurity
 from mcp.shared.uri_template import InvalidUriTemplate, UriTemplate
 
 from container import EMPTY, Container, Problem
-from mcp_adapter.compile.handlers import HandlerPlan, Source, plan_handler
+from mcp_adapter.compile.handlers import plan_handler
 from mcp_adapter.compile.parts import class_parts, description_of, name_of
 from mcp_adapter.compile.uri_overlap import non_empty_variables
 from mcp_adapter.compiled.catalog import CompiledPrompt, CompiledResource
+from mcp_adapter.compiled.handlers import HandlerPlan, Source
 from mcp_adapter.declare.components import Prompt, Resource
 from mcp_adapter.errors import problem
 from schemas import Contract

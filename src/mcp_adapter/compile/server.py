@@ -15,12 +15,13 @@ from typing import Any, TypeVar
 
 from container import Container, Problem
 from mcp_adapter.compile.lifespan import compile_lifespan
-from mcp_adapter.compile.middleware import Layer, plan_layers
+from mcp_adapter.compile.middleware import plan_layers
 from mcp_adapter.compile.parts import checked_name, description_of, timeout_of
 from mcp_adapter.compile.resources import compile_prompt, compile_resource
 from mcp_adapter.compile.tools import compile_tool
 from mcp_adapter.compile.uri_overlap import shared_uri
 from mcp_adapter.compiled.catalog import Catalog, CompiledComponent, CompiledResource, CompiledTool
+from mcp_adapter.compiled.handlers import Layer
 from mcp_adapter.declare.components import Prompt, Resource, Server, Tool
 from mcp_adapter.declare.naming import default_name, valid_name
 from mcp_adapter.errors import CompileError, problem

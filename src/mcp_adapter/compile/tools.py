@@ -21,7 +21,7 @@ from mcp import types
 
 from container import EMPTY, Container, Problem, type_hints
 from mcp_adapter.compile.arguments import arguments_model, split_parameters
-from mcp_adapter.compile.handlers import HandlerPlan, plan_function, plan_handler
+from mcp_adapter.compile.handlers import plan_function, plan_handler
 from mcp_adapter.compile.middleware import is_async_callable, plan_layers
 from mcp_adapter.compile.outputs import output_annotation, to_outcome
 from mcp_adapter.compile.parts import (
@@ -37,9 +37,10 @@ from mcp_adapter.compile.parts import (
     timeout_of,
 )
 from mcp_adapter.compiled.catalog import CompiledTool
+from mcp_adapter.compiled.handlers import HandlerPlan
+from mcp_adapter.compiled.legacy import wrap_schema
 from mcp_adapter.declare.annotations import to_protocol_annotations
 from mcp_adapter.declare.components import NoContract, Tool
-from mcp_adapter.dispatch.results import wrap_schema
 from mcp_adapter.errors import problem
 from schemas import Contract, ContractError, Schema
 

@@ -14,9 +14,8 @@ from mcp.shared.uri_template import UriTemplate
 from starlette.requests import Request as HttpRequest
 
 from container import Container
-from mcp_adapter.compile.handlers import HandlerPlan
-from mcp_adapter.compile.lifespan import CompiledLifespan
-from mcp_adapter.compile.middleware import Layer
+from mcp_adapter.compiled.handlers import HandlerPlan, Layer
+from mcp_adapter.compiled.lifespan import CompiledLifespan
 from mcp_adapter.declare.components import PromptArgument
 from mcp_adapter.errors import McpAdapterError
 from schemas import Contract

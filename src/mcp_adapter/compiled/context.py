@@ -14,12 +14,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from starlette.requests import Request as HttpRequest
 
 from container import Container, Lifetime, Problem, ProviderKind, type_name
 from mcp_adapter.declare.request import Identity, McpRequest
-from mcp_adapter.dispatch.snapshot import access_token
 from mcp_adapter.errors import problem
 
 PROVIDED: tuple[type, ...] = (McpRequest, Identity, AccessToken, HttpRequest)
@@ -97,3 +98,20 @@ class RequestValues(Mapping[Any, Any]):
 
     def __repr__(self) -> str:
         return f"RequestValues({self.request.method!r}, {[type_name(k) for k in self]})"
+
+
+def access_token(ctx: Any, caller: AccessToken | None = None) -> AccessToken | None:
+    """The verified token of the request ``ctx`` describes, or ``None``.
+
+    On HTTP it is read from that request's own ASGI scope (``scope["user"]``,
+    set by the authentication middleware for this request only), never from a
+    context variable, which a connection's later requests can inherit. Off
+    HTTP (stdio, in process) it is ``caller``, the token a server built for one
+    caller was given (``McpTestClient(token=...)``), else the SDK's auth
+    context, which no transport of this package sets.
+    """
+    http_request = getattr(ctx, "request", None)
+    if http_request is not None:
+        user = http_request.scope.get("user")
+        return user.access_token if isinstance(user, AuthenticatedUser) else None
+    return caller if caller is not None else get_access_token()

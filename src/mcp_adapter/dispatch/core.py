@@ -15,7 +15,6 @@ from mcp.server.auth.provider import AccessToken
 from pydantic import ValidationError
 
 from container import Container, Scope, SessionScope
-from mcp_adapter.compile.middleware import Call, through
 from mcp_adapter.compiled.catalog import (
     Catalog,
     CompiledComponent,
@@ -23,9 +22,11 @@ from mcp_adapter.compiled.catalog import (
     CompiledResource,
 )
 from mcp_adapter.compiled.context import RequestValues
+from mcp_adapter.declare.middleware import Call
 from mcp_adapter.declare.request import McpRequest, Transport
 from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.dispatch import telemetry
+from mcp_adapter.dispatch.chain import through
 from mcp_adapter.dispatch.modes import OnLoop, OnThread, drive
 from mcp_adapter.dispatch.paging import paginate, visible_all
 from mcp_adapter.dispatch.snapshot import is_modern, snapshot

@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio.from_thread
 
 from container import Scope
-from mcp_adapter.compile.handlers import HandlerPlan
 from mcp_adapter.compiled.catalog import CompiledComponent
+from mcp_adapter.compiled.handlers import HandlerPlan
 from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.dispatch import results

@@ -9,12 +9,13 @@ from typing import Any, cast
 
 from mcp import MCPError, types
 
-from mcp_adapter.compile.middleware import Call, through
 from mcp_adapter.compiled.catalog import (
     CompiledPrompt,
     CompiledResource,
 )
+from mcp_adapter.declare.middleware import Call
 from mcp_adapter.dispatch import telemetry
+from mcp_adapter.dispatch.chain import through
 from mcp_adapter.dispatch.core import DispatchCore, Mode
 from mcp_adapter.dispatch.paging import next_cursor, page_index
 from mcp_adapter.dispatch.telemetry import Tracing

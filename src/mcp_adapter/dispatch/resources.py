@@ -8,10 +8,10 @@ from typing import Any
 
 from mcp import MCPError, types
 
-from mcp_adapter.compile.middleware import Call
 from mcp_adapter.compiled.catalog import (
     CompiledResource,
 )
+from mcp_adapter.declare.middleware import Call
 from mcp_adapter.dispatch import telemetry
 from mcp_adapter.dispatch.core import DispatchCore, Mode
 from mcp_adapter.dispatch.paging import next_cursor, page_index

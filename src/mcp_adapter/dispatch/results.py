@@ -11,31 +11,11 @@ from pydantic import ValidationError
 from pydantic_core import to_json, to_jsonable_python
 from typing_extensions import is_typeddict
 
+from mcp_adapter.compiled.legacy import LEGACY_WRAP_KEY
 from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.errors import HandlerResultError, OutputContractError
 from schemas import Contract, FieldError, render, summarize
 from schemas.wire import may_hold_non_finite, non_json
-
-LEGACY_WRAP_KEY = "result"
-"""In the 2025-11-25 era ``structuredContent`` must be an object: other values are
-wrapped as ``{"result": value}`` (the convention of the SDK's own ``MCPServer``)."""
-
-
-def wrap_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """The 2025-11-25 output schema of a non-object contract.
-
-    The contract's ``$defs`` move to the wrapper's root: its ``$ref``s read
-    ``#/$defs/...`` from the root of the document, which is now the wrapper.
-    """
-    inner = {key: value for key, value in schema.items() if key != "$defs"}
-    wrapped: dict[str, Any] = {
-        "type": "object",
-        "properties": {LEGACY_WRAP_KEY: inner},
-        "required": [LEGACY_WRAP_KEY],
-    }
-    if "$defs" in schema:
-        wrapped["$defs"] = schema["$defs"]
-    return wrapped
 
 
 def responses_of(outcome: Any, owner: str) -> tuple[McpResponse, ...]:

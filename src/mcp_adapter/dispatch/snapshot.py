@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mcp.server.auth.middleware.auth_context import get_access_token
-from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.types import CLIENT_CAPABILITIES_META_KEY
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from mcp_adapter.compiled.context import access_token
 from mcp_adapter.declare.request import Identity, McpRequest, Transport, freeze
 from mcp_adapter.input.state import retried_answers
 
@@ -29,23 +28,6 @@ def _capabilities(ctx: Any, meta: Mapping[str, Any]) -> Any:
     if capabilities is None:
         return {}
     return capabilities.model_dump(by_alias=True, exclude_none=True, mode="json")
-
-
-def access_token(ctx: Any, caller: AccessToken | None = None) -> AccessToken | None:
-    """The verified token of the request ``ctx`` describes, or ``None``.
-
-    On HTTP it is read from that request's own ASGI scope (``scope["user"]``,
-    set by the authentication middleware for this request only), never from a
-    context variable, which a connection's later requests can inherit. Off
-    HTTP (stdio, in process) it is ``caller``, the token a server built for one
-    caller was given (``McpTestClient(token=...)``), else the SDK's auth
-    context, which no transport of this package sets.
-    """
-    http_request = getattr(ctx, "request", None)
-    if http_request is not None:
-        user = http_request.scope.get("user")
-        return user.access_token if isinstance(user, AuthenticatedUser) else None
-    return caller if caller is not None else get_access_token()
 
 
 def _identity(

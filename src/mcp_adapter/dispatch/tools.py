@@ -14,12 +14,13 @@ import anyio.to_thread
 from mcp import MCPError, types
 
 from container import Scope
-from mcp_adapter.compile.middleware import Call, through
 from mcp_adapter.compiled.catalog import (
     CompiledTool,
 )
+from mcp_adapter.declare.middleware import Call
 from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.dispatch import telemetry
+from mcp_adapter.dispatch.chain import through
 from mcp_adapter.dispatch.core import DispatchCore, Mode
 from mcp_adapter.dispatch.modes import drive
 from mcp_adapter.dispatch.paging import next_cursor, page_index

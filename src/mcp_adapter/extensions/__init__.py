@@ -5,7 +5,7 @@ never holds a server; ``Platform`` collects them at ``TOOLS`` and compiles
 them, with class-based ``Server`` declarations, into one catalog.
 """
 
-from mcp_adapter.compile.middleware import Call, Middleware, Next
+from mcp_adapter.declare.middleware import Call, Middleware, Next
 from mcp_adapter.extensions.decorator import tool, tool_middleware
 from mcp_adapter.extensions.extension import McpExtension
 from mcp_adapter.extensions.manifest import PluginManifest

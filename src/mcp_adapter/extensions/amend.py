@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from container import Container, Problem
-from mcp_adapter.compile.middleware import Middleware, plan_layers
+from mcp_adapter.compile.middleware import plan_layers
 from mcp_adapter.compiled.catalog import CompiledTool
 from mcp_adapter.declare.annotations import to_protocol_annotations
+from mcp_adapter.declare.middleware import Middleware
 from mcp_adapter.errors import problem
 from mcp_adapter.extensions.manifest import PluginManifest
 from mcp_adapter.extensions.points import Contribution

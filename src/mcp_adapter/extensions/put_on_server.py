@@ -38,9 +38,9 @@ from container import Container, Problem
 from mcp_adapter.compile.server import compile_server
 from mcp_adapter.compile.tools import compile_function_tool
 from mcp_adapter.compiled.catalog import Catalog, CompiledTool
+from mcp_adapter.compiled.legacy import LEGACY_WRAP_KEY
 from mcp_adapter.declare.components import Server
 from mcp_adapter.dispatch import Dispatcher
-from mcp_adapter.dispatch.results import LEGACY_WRAP_KEY
 from mcp_adapter.dispatch.snapshot import is_modern
 from mcp_adapter.errors import CompileError, problem, unknown
 from mcp_adapter.extensions.spec import ToolSpec

@@ -9,8 +9,8 @@ from typing import Any
 
 from mcp import types
 
-from mcp_adapter.compile.middleware import Middleware
 from mcp_adapter.declare.annotations import ToolAnnotations
+from mcp_adapter.declare.middleware import Middleware
 
 Annotations = ToolAnnotations | types.ToolAnnotations
 """Either spelling of tool annotations; the protocol model is what goes on the wire."""

@@ -8,7 +8,7 @@ from typing import Any, Final, Literal
 
 from mcp import MCPError, types
 
-from mcp_adapter.compile.middleware import Call, Next
+from mcp_adapter.declare.middleware import Call, Next
 from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.errors import Refusal, incident_of

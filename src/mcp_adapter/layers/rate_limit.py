@@ -9,7 +9,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from mcp_adapter.compile.middleware import Call, Next
+from mcp_adapter.declare.middleware import Call, Next
 from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.errors import ToolError
 

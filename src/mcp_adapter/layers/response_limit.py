@@ -7,7 +7,7 @@ from typing import Any
 from mcp.server.mcpserver.utilities.types import Audio, Image
 from pydantic_core import to_json
 
-from mcp_adapter.compile.middleware import Call, Next
+from mcp_adapter.declare.middleware import Call, Next
 from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.errors import ToolError
 

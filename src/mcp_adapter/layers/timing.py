@@ -8,7 +8,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from typing import Any
 
-from mcp_adapter.compile.middleware import Call, Next
+from mcp_adapter.declare.middleware import Call, Next
 
 Key = tuple[str, str]
 """``(method, name)``: ``("tools/call", "add")``, ``("resources/read", uri)``,

@@ -13,8 +13,8 @@ from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Route
 
 from container import Container
-from mcp_adapter.compile.middleware import Middleware
 from mcp_adapter.compile.server import with_middleware
+from mcp_adapter.declare.middleware import Middleware
 from mcp_adapter.serving.auth import BearerAuth, app_middleware
 from mcp_adapter.serving.endpoint import endpoint, session_manager
 from mcp_adapter.serving.events import Resumability

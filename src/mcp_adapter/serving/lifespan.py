@@ -20,8 +20,8 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
 from container import Container
-from mcp_adapter.compile.lifespan import StartupError
 from mcp_adapter.compiled.catalog import Catalog
+from mcp_adapter.compiled.lifespan import StartupError
 
 
 def _cause(exc: BaseException) -> str:

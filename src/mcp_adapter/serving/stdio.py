@@ -17,9 +17,9 @@ from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
 
 from container import Container
-from mcp_adapter.compile.middleware import Middleware
 from mcp_adapter.compile.server import with_middleware
 from mcp_adapter.compiled.catalog import Catalog
+from mcp_adapter.declare.middleware import Middleware
 from mcp_adapter.errors import CompileError, problem
 from mcp_adapter.sdk_compat import claim_stdin
 from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id

@@ -38,9 +38,9 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from container import Container
-from mcp_adapter.compile.handlers import Slot, Source
 from mcp_adapter.compile.server import compile_server
 from mcp_adapter.compiled.catalog import Catalog, CompiledTool, Hooks
+from mcp_adapter.compiled.handlers import Slot, Source
 from mcp_adapter.declare.components import Server
 from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.declare.response import McpResponse

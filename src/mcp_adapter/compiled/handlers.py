@@ -1,0 +1,169 @@
+"""How to call a handler, a hook or a middleware layer: a plan decided at compile time.
+
+``compile.handlers`` makes a ``HandlerPlan`` for each method (where each parameter's
+value comes from); the dispatcher invokes it, filling the arguments in the call's
+scope. A sync method runs in a worker thread (``call_off_loop``).
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import anyio.to_thread
+
+from mcp_adapter.declare.middleware import Middleware
+from mcp_adapter.declare.request import McpRequest
+from mcp_adapter.errors import HttpRequestUnavailable
+from mcp_adapter.interrupts import in_thread
+
+
+class Source(enum.Enum):
+    """Where a handler parameter's value comes from."""
+
+    PAYLOAD = "payload"
+    """The validated input contract."""
+    ARGUMENT = "argument"
+    """A named argument: a URI variable of a resource, an argument of a prompt."""
+    SERVICE = "service"
+    """Resolved from the container in the request's scope."""
+    REQUEST = "request"
+    """The ``McpRequest`` snapshot."""
+    HTTP_REQUEST = "http request"
+    """The Starlette request (HTTP transport only)."""
+    DEFAULT = "default"
+    """Left to the parameter's default."""
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One classified parameter."""
+
+    name: str
+    source: Source
+    key: Any = None
+    or_none: bool = False
+    """A service slot of a context type declared optional: ``None`` when not given."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandlerPlan:
+    """How to call one method: where each argument comes from, decided at compile time."""
+
+    owner: str
+    method: str
+    is_async: bool
+    slots: tuple[Slot, ...]
+    payload: str | None
+    services: tuple[tuple[str, Callable[[Any], Any]], ...]
+    async_services: tuple[tuple[str, Callable[[Any], Any]], ...]
+    requests: tuple[str, ...]
+    http_requests: tuple[str, ...]
+    arguments: tuple[str, ...]
+    function: Callable[..., Any] | None = None
+    """Called directly when set (a plain function handler); else ``instance.<method>``."""
+    contexts: frozenset[Any] = frozenset()
+    """The context values its services need (``McpRequest``, ``Identity``, ...)."""
+    needs_request: bool = field(init=False)
+    sync: bool = field(init=False)
+    """A sync method whose services are all sync: ``call_sync`` can run it on one thread."""
+
+    def __post_init__(self) -> None:
+        needs = bool(self.requests or self.http_requests or self.contexts)
+        object.__setattr__(self, "needs_request", needs)
+        object.__setattr__(self, "sync", not self.is_async and not self.async_services)
+
+    async def invoke(
+        self,
+        instance: Any,
+        scope: Any,
+        request: McpRequest | None,
+        payload: Any = None,
+        arguments: dict[str, Any] | None = None,
+    ) -> Any:
+        """Fill the arguments from their sources and call the method."""
+        kwargs = self._sync_arguments(scope, request, payload, arguments)
+        for name, abuild in self.async_services:
+            kwargs[name] = await abuild(scope)
+        method = self.function if self.function is not None else getattr(instance, self.method)
+        return await call_off_loop(method, self.is_async, kwargs)
+
+    async def injected(self, scope: Any, request: McpRequest | None) -> dict[str, Any]:
+        """Only the injected arguments (services, the requests): what middleware is given."""
+        kwargs = self._sync_arguments(scope, request, None, None)
+        for name, abuild in self.async_services:
+            kwargs[name] = await abuild(scope)
+        return kwargs
+
+    def call_sync(
+        self,
+        instance: Any,
+        scope: Any,
+        request: McpRequest | None,
+        payload: Any = None,
+        arguments: dict[str, Any] | None = None,
+    ) -> Any:
+        """Like ``invoke`` for a ``sync`` plan, on the calling thread (meant: a worker thread)."""
+        kwargs = self._sync_arguments(scope, request, payload, arguments)
+        method = self.function if self.function is not None else getattr(instance, self.method)
+        return method(**kwargs)
+
+    def _sync_arguments(
+        self,
+        scope: Any,
+        request: McpRequest | None,
+        payload: Any,
+        arguments: dict[str, Any] | None,
+    ) -> dict[str, Any]:
+        """Every argument but the async services: those ``invoke`` awaits afterwards."""
+        kwargs: dict[str, Any] = dict(arguments) if arguments else {}
+        if self.payload is not None:
+            kwargs[self.payload] = payload
+        for name, build in self.services:
+            kwargs[name] = build(scope)
+        for name in self.requests:
+            kwargs[name] = request
+        if self.http_requests:
+            http = self._http_request(request)
+            for name in self.http_requests:
+                kwargs[name] = http
+        return kwargs
+
+    def _http_request(self, request: McpRequest | None) -> Any:
+        http = request.http_request if request is not None else None
+        if http is None:
+            raise HttpRequestUnavailable(
+                f"{self.owner}.{self.method} needs the HTTP request, and this call did not "
+                "come over HTTP; use McpRequest for components shared with stdio"
+            )
+        return http
+
+
+def call_off_loop(
+    function: Callable[..., Any], is_async: bool, kwargs: dict[str, Any]
+) -> Awaitable[Any]:
+    """What to await to call a handler as the adapter does: an async one on the loop, a
+    sync one in a worker thread (so a blocking handler never stalls the server).
+
+    A plain function returning the awaitable, so the call path gets no coroutine more.
+    """
+    if is_async:
+        return cast(Awaitable[Any], function(**kwargs))
+    return anyio.to_thread.run_sync(functools.partial(in_thread, function, kwargs))
+
+
+@dataclass(frozen=True, slots=True)
+class Layer:
+    """One compiled middleware: the callable and the plan of what it gets injected."""
+
+    function: Middleware
+    plan: HandlerPlan = field(repr=False)
+    injects: bool = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        plan = self.plan
+        injects = bool(plan.services or plan.async_services or plan.requests or plan.http_requests)
+        object.__setattr__(self, "injects", injects)
