@@ -1,5 +1,6 @@
 """What compiling any component needs, whatever declared it: its name, description,
-constructor, visibility hooks, contracts and middleware.
+constructor, visibility hooks, contracts and middleware, and the named arguments and
+completion of resources and prompts.
 
 A component declared by a class (``Tool``, ``Resource``, ``Prompt``) has its hooks
 and constructor on the class; one declared by a function (``@tool``, ``ToolSpec``)
@@ -13,12 +14,12 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from container import Container, Problem
+from container import EMPTY, Container, Problem
 from mcp_adapter.compile.handlers import plan_function, plan_handler
 from mcp_adapter.compile.middleware import is_async_callable, plan_layers
 from mcp_adapter.compiled import context as context_values
 from mcp_adapter.compiled.catalog import Hooks
-from mcp_adapter.compiled.handlers import HandlerPlan, Layer
+from mcp_adapter.compiled.handlers import HandlerPlan, Layer, Source
 from mcp_adapter.declare.naming import default_name, valid_name
 from mcp_adapter.errors import problem
 from schemas import Contract, ContractError
@@ -193,3 +194,26 @@ def owner_of(handler: Callable[..., Any]) -> type:
         (FunctionTool,),
         {"__module__": getattr(handler, "__module__", __name__), "__qualname__": name},
     )
+
+
+COMPLETE = "complete"
+
+
+COMPLETION_ARGUMENTS = ("argument", "value", "context")
+
+
+def converters(plan: HandlerPlan) -> dict[str, Contract[Any]]:
+    """Contracts for named arguments annotated with something other than ``str``."""
+    return {
+        slot.name: Contract.of(slot.key)
+        for slot in plan.slots
+        if slot.source is Source.ARGUMENT and slot.key not in (EMPTY, str)
+    }
+
+
+def completion_plan(cls: type, container: Container, problems: list[Problem]) -> HandlerPlan | None:
+    plan, found = plan_handler(
+        cls, COMPLETE, container, argument_names=COMPLETION_ARGUMENTS, optional=True
+    )
+    problems.extend(found)
+    return plan

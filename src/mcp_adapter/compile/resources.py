@@ -1,5 +1,5 @@
-"""Resources and prompts compiled: their handler plans, typed named arguments, completion,
-hooks and middleware (the parts every component shares come from ``compile_parts``)."""
+"""Resources compiled: the URI or template, its variables as typed named arguments, the
+security policy, completion (the parts every component shares come from ``parts``)."""
 
 from __future__ import annotations
 
@@ -10,35 +10,19 @@ from mcp import types
 from mcp.server.mcpserver import ResourceSecurity
 from mcp.shared.uri_template import InvalidUriTemplate, UriTemplate
 
-from container import EMPTY, Container, Problem
+from container import Container, Problem
 from mcp_adapter.compile.handlers import plan_handler
-from mcp_adapter.compile.parts import class_parts, description_of, name_of
+from mcp_adapter.compile.parts import (
+    class_parts,
+    completion_plan,
+    converters,
+    description_of,
+    name_of,
+)
 from mcp_adapter.compile.uri_overlap import non_empty_variables
-from mcp_adapter.compiled.catalog import CompiledPrompt, CompiledResource
-from mcp_adapter.compiled.handlers import HandlerPlan, Source
-from mcp_adapter.declare.components import Prompt, Resource
+from mcp_adapter.compiled.catalog import CompiledResource
+from mcp_adapter.declare.components import Resource
 from mcp_adapter.errors import problem
-from schemas import Contract
-
-COMPLETE = "complete"
-COMPLETION_ARGUMENTS = ("argument", "value", "context")
-
-
-def _converters(plan: HandlerPlan) -> dict[str, Contract[Any]]:
-    """Contracts for named arguments annotated with something other than ``str``."""
-    return {
-        slot.name: Contract.of(slot.key)
-        for slot in plan.slots
-        if slot.source is Source.ARGUMENT and slot.key not in (EMPTY, str)
-    }
-
-
-def _completion(cls: type, container: Container, problems: list[Problem]) -> HandlerPlan | None:
-    plan, found = plan_handler(
-        cls, COMPLETE, container, argument_names=COMPLETION_ARGUMENTS, optional=True
-    )
-    problems.extend(found)
-    return plan
 
 
 def _template(cls: type[Resource], problems: list[Problem]) -> UriTemplate | None:
@@ -90,7 +74,7 @@ def compile_resource(
     handler, found = plan_handler(cls, "handle", container, argument_names=variables)
     problems.extend(found)
     parts = class_parts(cls, "resource", name, container, problems)
-    completion = _completion(cls, container, problems)
+    completion = completion_plan(cls, container, problems)
     if len(problems) > before or handler is None:
         return None
     missing = [v for v in variables if v not in handler.arguments]
@@ -125,54 +109,8 @@ def compile_resource(
         template=template,
         mime_type=cls.mime_type,
         entry=entry,
-        converters=_converters(handler),
+        converters=converters(handler),
         completion=completion,
         security=cls.security,
         non_empty=non_empty_variables(template) if template is not None else frozenset(),
-    )
-
-
-def compile_prompt(
-    cls: type[Prompt], container: Container, problems: list[Problem]
-) -> CompiledPrompt | None:
-    """Compile one prompt class, appending what is wrong to ``problems``."""
-    before = len(problems)
-    name = name_of(cls, "Prompt", problems)
-    arguments = tuple(cls.arguments)
-    names = [argument.name for argument in arguments]
-    if len(set(names)) != len(names):
-        problems.append(problem((cls.__qualname__,), "duplicate prompt argument names"))
-    handler, found = plan_handler(cls, "handle", container, argument_names=names)
-    problems.extend(found)
-    parts = class_parts(cls, "prompt", name, container, problems)
-    completion = _completion(cls, container, problems)
-    if handler is not None:
-        unreceived = [n for n in names if n not in handler.arguments]
-        if unreceived:
-            problems.append(
-                problem(
-                    (f"{cls.__qualname__}.handle",),
-                    f"prompt arguments {', '.join(unreceived)} have no parameter in handle()",
-                    "add a parameter named like each declared argument",
-                )
-            )
-    if len(problems) > before or handler is None:
-        return None
-    entry = types.Prompt(
-        name=name,
-        title=cls.title,
-        description=description_of(cls, cls.description),
-        arguments=[argument.to_protocol() for argument in arguments] or None,
-        icons=list(cls.icons) if cls.icons else None,
-        meta=dict(cls.meta) if cls.meta else None,
-    )
-    return CompiledPrompt(
-        name=name,
-        cls=cls,
-        handler=handler,
-        **parts.fields(),
-        arguments=arguments,
-        entry=entry,
-        converters=_converters(handler),
-        completion=completion,
     )

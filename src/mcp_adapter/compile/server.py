@@ -2,7 +2,7 @@
 
 Every problem is collected and reported at once; a server that compiled cannot
 fail later for a missing binding. Each component compiles into its kind's one
-form (``tool_compiler``, ``resource_prompt_compiler``); what the server declares
+form (``tools``, ``resources``, ``prompts``); what the server declares
 for all of them (``middleware``, ``timeout``, ``toolset``) is added here.
 """
 
@@ -17,7 +17,8 @@ from container import Container, Problem
 from mcp_adapter.compile.lifespan import compile_lifespan
 from mcp_adapter.compile.middleware import plan_layers
 from mcp_adapter.compile.parts import checked_name, description_of, timeout_of
-from mcp_adapter.compile.resources import compile_prompt, compile_resource
+from mcp_adapter.compile.prompts import compile_prompt
+from mcp_adapter.compile.resources import compile_resource
 from mcp_adapter.compile.tools import compile_tool
 from mcp_adapter.compile.uri_overlap import shared_uri
 from mcp_adapter.compiled.catalog import Catalog, CompiledComponent, CompiledResource, CompiledTool
