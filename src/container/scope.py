@@ -9,15 +9,13 @@ import types
 import typing
 from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterator, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import Any, TypeVar, overload
 
 import anyio
 
 from container.errors import FinalizerError, ScopeError
 from container.lifetime import SESSION as SESSION_LEVEL
-
-if TYPE_CHECKING:
-    from container.container import Container
+from container.resolving import Resolving
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -206,7 +204,7 @@ class Scope:
     context: Mapping[Any, Any] = NO_CONTEXT
     """The context values this scope was given (``container.scope(context=...)``)."""
 
-    def __init__(self, container: Container) -> None:
+    def __init__(self, container: Resolving) -> None:
         # Container.scope() sets the same attributes without calling this.
         self._container = container
         self._builders: dict[Any, Any] = container._sync
@@ -224,7 +222,7 @@ class Scope:
         return self.cache is _CLOSED
 
     @property
-    def container(self) -> Container:
+    def container(self) -> Resolving:
         return self._container
 
     def __repr__(self) -> str:
@@ -333,7 +331,7 @@ class GivenScope(Scope):
     __slots__ = ("context", "session")
 
     def __init__(
-        self, container: Container, context: Mapping[Any, Any], session: Scope | None = None
+        self, container: Resolving, context: Mapping[Any, Any], session: Scope | None = None
     ) -> None:
         super().__init__(container)
         self.context = context
@@ -361,7 +359,7 @@ class SessionScope(Scope):
 
     __slots__ = ("_locks", "context")
 
-    def __init__(self, container: Container, context: Mapping[Any, Any] | None = None) -> None:
+    def __init__(self, container: Resolving, context: Mapping[Any, Any] | None = None) -> None:
         super().__init__(container)
         self.context = NO_CONTEXT if context is None else context
         self._locks: dict[Any, anyio.Lock] = {}

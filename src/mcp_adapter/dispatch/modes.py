@@ -28,7 +28,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Awaitable, Callable, Coroutine
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import anyio.from_thread
 
@@ -40,10 +40,19 @@ from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.dispatch import results
 from mcp_adapter.interrupts import HandlerExited
 
-if TYPE_CHECKING:
-    from mcp_adapter.dispatch.core import DispatchCore
-
 T = TypeVar("T")
+
+
+class Dispatching(Protocol):
+    """What a mode takes from the dispatcher it runs the stages of (``core.DispatchCore``)."""
+
+    def scope(self, ctx: Any, request: McpRequest | None) -> Scope: ...
+
+    async def visible(
+        self, component: CompiledComponent, scope: Any, request: McpRequest | None
+    ) -> tuple[bool, bool]: ...
+
+    async def elicit(self, ctx: Any, question: McpResponse, request: McpRequest) -> McpRequest: ...
 
 
 class _Stages:
@@ -83,7 +92,7 @@ class OnLoop(_Stages):
 
     call = staticmethod(HandlerPlan.invoke)
 
-    def __init__(self, dispatcher: DispatchCore) -> None:
+    def __init__(self, dispatcher: Dispatching) -> None:
         self.scope: Callable[[Any, McpRequest | None], Any] = dispatcher.scope
         self.visible: Callable[..., Awaitable[tuple[bool, bool]]] = dispatcher.visible
         self.elicit: Callable[..., Awaitable[Any]] = dispatcher.elicit
@@ -94,7 +103,7 @@ class OnThread(_Stages):
 
     __slots__ = ("dispatcher",)
 
-    def __init__(self, dispatcher: DispatchCore) -> None:
+    def __init__(self, dispatcher: Dispatching) -> None:
         self.dispatcher = dispatcher
 
     def scope(self, ctx: Any, request: McpRequest | None) -> _ClosedHere:
