@@ -1,4 +1,5 @@
-"""The ``mcp-adapter`` command: serve, list, check and the ``make:mcp-*`` generators."""
+"""The ``mcp-adapter`` command: serve, list, check and the ``make:mcp-*`` generators; the
+top of the package, it may import any part of it."""
 
 from __future__ import annotations
 

@@ -67,7 +67,7 @@ class CompiledComponent:
     """It (its handler, hooks or a service) needs the HTTP request: it works over HTTP only."""
     thread_bound: bool = field(init=False, repr=False)
     """Handler, construction, services and hooks all sync: the whole call, its scope's
-    finalizers included, runs on the handler's worker thread (``call_modes``)."""
+    finalizers included, runs on the handler's worker thread (``dispatch.modes``)."""
 
     def __post_init__(self) -> None:
         layers = [layer.plan for layer in self.middleware]

@@ -1,8 +1,8 @@
-"""Serving a catalog: one scope per request, hooks, validation, invocation, results.
+"""How one call is dispatched: from the SDK's request to a protocol result, in a scope of
+its own (visibility, validation, middleware, the handler, the result).
 
 ``Dispatcher`` answers every method the adapter serves; each kind of component has
-its module (``tool_calls``, ``resource_reads``, ``prompt_calls``) over the shared
-part (``dispatch_core``).
+its module (``tools``, ``resources``, ``prompts``) over the shared part (``core``).
 """
 
 from __future__ import annotations

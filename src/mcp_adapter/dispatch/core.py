@@ -48,7 +48,7 @@ from schemas import Contract, render, summarize
 T = TypeVar("T")
 Entry = TypeVar("Entry")
 Mode: TypeAlias = OnLoop | OnThread | Traced
-"""Where the stages of one call run (``call_modes``), traced or not (``telemetry``)."""
+"""Where the stages of one call run (``modes``), traced or not (``telemetry``)."""
 
 _SESSION_KEY = "mcp_adapter.session"
 """Where a connection's ``state`` keeps its session scope."""

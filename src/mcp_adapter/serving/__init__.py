@@ -1,4 +1,5 @@
-"""Serving a catalog for real: stdio, streamable HTTP (ASGI), bearer auth, toolsets."""
+"""Serving a catalog for real: the SDK's low-level server over stdio and streamable HTTP
+(ASGI), with bearer auth, limits, sessions, resumable streams and toolsets."""
 
 from mcp_adapter.serving.auth import BearerAuth
 from mcp_adapter.serving.events import (
