@@ -1,0 +1,211 @@
+"""The package's layout, read from the source: imports go one way, and none goes round.
+
+docs/architecture.md draws the same map: the parts of ``mcp_adapter`` from the
+bottom up, each importing only its own folder and the parts below it. Compile and
+dispatch sit side by side and meet only in the compiled forms; so do the wings
+(serving, extensions, layers). Type-checking imports count: a type that would
+need an import against the direction is carried by a protocol or a lower module.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+PACKAGES = ("container", "schemas", "mcp_adapter")
+
+ROOT = "(root)"
+"""The root modules of ``mcp_adapter`` (errors, interrupts, sdk_compat): the bottom."""
+
+RANKS: dict[str, int] = {
+    ROOT: 0,
+    "declare": 1,
+    "input": 2,
+    "compiled": 3,
+    "compile": 4,
+    "dispatch": 4,
+    "layers": 5,
+    "extensions": 5,
+    "serving": 5,
+    "testing": 6,
+    "cli": 7,
+}
+"""Each part of ``mcp_adapter`` may import its own folder and any part of a lower rank;
+parts of one rank know nothing of each other. ``mcp_adapter/__init__.py`` (the public
+names) stands above them all."""
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {
+        _module_name(path): path for package in PACKAGES for path in (SRC / package).rglob("*.py")
+    }
+
+
+MODULES = _modules()
+
+
+def _imports(name: str, path: Path) -> Iterator[tuple[str, int]]:
+    """``(module, line)`` of every import of a module under ``src/``, at run time,
+    deferred inside a function, or under ``TYPE_CHECKING``."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield _known(alias.name), node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            for alias in node.names:
+                submodule = f"{base}.{alias.name}"
+                yield (submodule if submodule in MODULES else _known(base)), node.lineno
+
+
+def _known(module: str) -> str:
+    """``module``, or the nearest enclosing module under ``src/`` ('' outside it)."""
+    while module and module not in MODULES:
+        module = module.rpartition(".")[0]
+    return module
+
+
+def _graph() -> dict[str, set[tuple[str, int]]]:
+    return {
+        name: {(target, line) for target, line in _imports(name, path) if target and target != name}
+        for name, path in MODULES.items()
+    }
+
+
+def _part(module: str) -> str | None:
+    """The part of ``mcp_adapter`` a module belongs to; ``None`` for the package's face."""
+    pieces = module.split(".")
+    if pieces[0] != "mcp_adapter" or len(pieces) == 1:
+        return None
+    if len(pieces) == 2 and (SRC / "mcp_adapter" / f"{pieces[1]}.py").exists():
+        return ROOT
+    return pieces[1]
+
+
+def against_the_direction(graph: dict[str, set[tuple[str, int]]]) -> list[str]:
+    found = []
+    for source, targets in sorted(graph.items()):
+        top = source.split(".")[0]
+        for target, line in sorted(targets):
+            where = f"{source}:{line} imports {target}"
+            if top in ("container", "schemas") and target.split(".")[0] == "mcp_adapter":
+                found.append(f"{where}: container and schemas know nothing of mcp_adapter")
+            if top != "mcp_adapter" or target.split(".")[0] != "mcp_adapter":
+                continue
+            mine, theirs = _part(source), _part(target)
+            if mine is None:
+                continue
+            if theirs is None:
+                found.append(f"{where}: only the package's face imports the package's face")
+            elif theirs != mine and RANKS[theirs] >= RANKS[mine]:
+                found.append(
+                    f"{where}: {mine} (rank {RANKS[mine]}) may not import {theirs} "
+                    f"(rank {RANKS[theirs]})"
+                )
+    return found
+
+
+def circles(graph: dict[str, set[tuple[str, int]]]) -> list[str]:
+    edges = {name: sorted({target for target, _ in targets}) for name, targets in graph.items()}
+    found: list[str] = []
+    done: set[str] = set()
+
+    def walk(name: str, path: list[str]) -> None:
+        if name in path:
+            found.append(" -> ".join([*path[path.index(name) :], name]))
+            return
+        if name in done:
+            return
+        for target in edges.get(name, ()):
+            walk(target, [*path, name])
+        done.add(name)
+
+    for name in sorted(edges):
+        walk(name, [])
+    return found
+
+
+def test_every_folder_of_the_package_has_a_rank() -> None:
+    folders = {
+        path.name
+        for path in (SRC / "mcp_adapter").iterdir()
+        if path.is_dir() and (path / "__init__.py").exists()
+    }
+    assert folders == set(RANKS) - {ROOT}
+
+
+def test_imports_go_one_way() -> None:
+    assert against_the_direction(_graph()) == []
+
+
+def test_no_module_under_src_imports_itself_back() -> None:
+    assert circles(_graph()) == []
+
+
+def test_container_knows_nothing_of_mcp() -> None:
+    for name, targets in _graph().items():
+        if name.split(".")[0] == "container":
+            path = MODULES[name]
+            assert not re.search(r"^\s*(from|import) mcp\b", path.read_text(), re.M), name
+            assert all(t.split(".")[0] == "container" for t, _ in targets), name
+
+
+@pytest.mark.parametrize(
+    ("source", "code", "expected"),
+    [
+        (
+            "mcp_adapter.compile.tools",
+            "from mcp_adapter.dispatch.results import tool_result\n",
+            "compile (rank 4) may not import dispatch (rank 4)",
+        ),
+        (
+            "mcp_adapter.declare.components",
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+            "    from mcp_adapter.compiled.catalog import Catalog\n",
+            "declare (rank 1) may not import compiled (rank 3)",
+        ),
+        (
+            "mcp_adapter.dispatch.core",
+            "def later():\n    from mcp_adapter.serving import http_app\n",
+            "dispatch (rank 4) may not import serving (rank 5)",
+        ),
+        ("schemas.contract", "import mcp_adapter.errors\n", "know nothing of mcp_adapter"),
+        ("mcp_adapter.layers.timing", "from mcp_adapter import Tool\n", "the package's face"),
+    ],
+)
+def test_a_wrong_import_is_caught(
+    source: str, code: str, expected: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text(MODULES[source].read_text() + "\n" + code)
+    monkeypatch.setitem(MODULES, source, wrong)
+    assert any(expected in line for line in against_the_direction(_graph()))
+
+
+def test_a_circle_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    wrong = tmp_path / "scope.py"
+    source = MODULES["container.scope"].read_text()
+    wrong.write_text(
+        source + "\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from container.container import Container\n"
+    )
+    monkeypatch.setitem(MODULES, "container.scope", wrong)
+    assert any("container.scope -> container.container" in c for c in circles(_graph()))
