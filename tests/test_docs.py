@@ -7,6 +7,7 @@ use what an earlier one defined. A block preceded by the line
 
 from __future__ import annotations
 
+import re
 import sys
 import types
 from dataclasses import dataclass
@@ -110,3 +111,27 @@ def test_a_failing_block_fails_with_its_markdown_line(tmp_path: Path) -> None:
     with pytest.raises(AssertionError) as caught:
         run_markdown(page)
     assert caught.traceback[-1].lineno + 1 == 5
+
+
+_PROJECT_HISTORY = re.compile(
+    r"(?<!uvicorn )\bissues? \d+|\bround \d+\b|\b(?:this|last|next) round\b", re.I
+)
+"""The project's own issue numbers and rounds of work: history, which belongs in CHANGELOG.md
+(an upstream project's issue, like uvicorn's, may be cited)."""
+
+
+def history_lines(text: str) -> list[int]:
+    return [n for n, line in enumerate(text.splitlines(), 1) if _PROJECT_HISTORY.search(line)]
+
+
+def test_user_docs_speak_of_behaviour_not_of_the_projects_history() -> None:
+    found = {
+        path.name: lines
+        for path in sorted([*DOCS.glob("*.md"), DOCS.parent / "README.md"])
+        if (lines := history_lines(path.read_text(encoding="utf-8")))
+    }
+    assert found == {}
+
+
+def test_the_history_check_sees_an_issue_number() -> None:
+    assert history_lines("met (issue 8's target)\nuvicorn issue 3149\n10 rounds\n") == [1]
