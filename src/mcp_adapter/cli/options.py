@@ -32,6 +32,8 @@ class ServeOptions:
     resource_url: str | None = None
     issuer_url: str | None = None
     allowed_hosts: tuple[str, ...] | None = None
+    forwarded_allow_ips: tuple[str, ...] | None = None
+    """Proxies whose ``X-Forwarded-*`` headers are trusted (``None``: nobody's)."""
     max_body_size: int | None = None
     request_state_keys: tuple[str, ...] = field(default=(), repr=False)
     """The ``requestState`` key ring, newest first (secrets: never printed)."""
@@ -56,7 +58,14 @@ class ServeOptions:
         if not raw:
             raise RuntimeError(f"{ENV_VAR} is not set: start workers with `mcp-adapter serve`")
         data = json.loads(raw)
-        for key in ("toolsets", "scopes", "allowed_hosts", "request_state_keys", "sys_path"):
+        for key in (
+            "toolsets",
+            "scopes",
+            "allowed_hosts",
+            "forwarded_allow_ips",
+            "request_state_keys",
+            "sys_path",
+        ):
             if data.get(key) is not None:
                 data[key] = tuple(data[key])
         return cls(**data)

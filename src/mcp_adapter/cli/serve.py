@@ -222,7 +222,12 @@ def _serve_http(options: ServeOptions) -> int:
 
     catalog, container = load_catalog(options)
     app = app_of(options, catalog, container, run_lifespan=False)
-    config = uvicorn_config(app, log_level="warning", lifespan="on")
+    config = uvicorn_config(
+        app,
+        forwarded_allow_ips=options.forwarded_allow_ips,
+        log_level="warning",
+        lifespan="on",
+    )
     server = uvicorn.Server(config)
     held = HeldSignals(server)
 
@@ -263,6 +268,7 @@ def _serve_workers(options: ServeOptions) -> int:
     config = uvicorn_config(
         WORKER_APP,
         limits=app.state.mcp_http_limits,
+        forwarded_allow_ips=options.forwarded_allow_ips,
         factory=True,
         host=options.host,
         port=options.port,

@@ -62,6 +62,14 @@ SETTINGS = (
         "HOST:PORT",
     ),
     Setting(
+        "forwarded_allow_ips",
+        "--forwarded-allow-ips",
+        "text",
+        "trust X-Forwarded-For/-Proto from these proxy addresses or networks only "
+        "(comma-separated; default: from none, loopback included)",
+        "IPS",
+    ),
+    Setting(
         "max_body_size",
         "--max-body-size",
         "int",
@@ -117,6 +125,10 @@ def options_of(args: argparse.Namespace, environ: Mapping[str, str] = os.environ
             values[name] = tuple(values[name])
     if "path" in values:
         values["path"] = "/" + values["path"].strip("/")
+    if "forwarded_allow_ips" in values:
+        values["forwarded_allow_ips"] = _proxies(
+            values["forwarded_allow_ips"], given.label("forwarded_allow_ips")
+        )
     if "toolsets" in values:
         values["toolsets"] = parse_toolsets(values["toolsets"], given.label("toolsets"))
     keys = tuple(values.pop("request_state_keys", ()))
@@ -124,6 +136,18 @@ def options_of(args: argparse.Namespace, environ: Mapping[str, str] = os.environ
     _check(options, given)
     ring = _request_state_keys(keys, options.workers, given.label("request_state_keys"))
     return dataclasses.replace(options, request_state_keys=ring)
+
+
+def _proxies(value: str, label: str) -> tuple[str, ...]:
+    """The trusted proxies ``value`` lists (comma-separated), each checked."""
+    from mcp_adapter.serving.uvicorn_config import trusted_proxies
+
+    try:
+        return trusted_proxies([item for item in value.split(",") if item.strip()])
+    except ValueError as exc:
+        raise CliError(
+            f"{label}: {exc}", "for example: --forwarded-allow-ips 10.0.0.5,10.1.0.0/16"
+        ) from None
 
 
 def _request_state_keys(keys: tuple[str, ...], workers: int, label: str) -> tuple[str, ...]:
@@ -157,6 +181,7 @@ def _check(options: ServeOptions, given: Resolved) -> None:
         "json_response": options.json_response,
         "auth": options.auth is not None,
         "allowed_hosts": options.allowed_hosts is not None,
+        "forwarded_allow_ips": options.forwarded_allow_ips is not None,
         "max_body_size": options.max_body_size is not None,
         **dict.fromkeys(limits_given(options), True),
     }

@@ -112,7 +112,7 @@ class InMemoryRateStore:
 def client_key(request: McpRequest) -> str:
     """``client:<address>`` of the HTTP client; ``client:<transport>`` off HTTP (stdio has
     one client). Behind a proxy the address is the proxy's unless the server trusts its
-    forwarded headers (uvicorn's ``--proxy-headers``).
+    forwarded headers (``serve --forwarded-allow-ips``; none are trusted by default).
 
     >>> client_key(McpRequest(transport="stdio"))
     'client:stdio'

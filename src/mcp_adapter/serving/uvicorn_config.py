@@ -8,6 +8,8 @@ Run an ``http_app`` under uvicorn yourself with its limits in force::
 
 from __future__ import annotations
 
+import ipaddress
+from collections.abc import Sequence
 from typing import Any
 
 import uvicorn
@@ -43,8 +45,34 @@ class LimitedConfig(uvicorn.Config):
         super().load()
 
 
+def trusted_proxies(addresses: Sequence[str]) -> tuple[str, ...]:
+    """``addresses`` checked: each an IP address or network (``10.0.0.0/8``), or ``*``.
+
+    >>> trusted_proxies(["10.0.0.1", " 192.168.0.0/16 "])
+    ('10.0.0.1', '192.168.0.0/16')
+    """
+    checked: list[str] = []
+    for raw in addresses:
+        address = raw.strip()
+        if address != "*":
+            try:
+                ipaddress.ip_network(address, strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"{address!r} is not an IP address or network of a trusted proxy"
+                ) from None
+        checked.append(address)
+    if not checked:
+        raise ValueError("no trusted proxy address given")
+    return tuple(checked)
+
+
 def uvicorn_config(
-    app: Starlette | str, *, limits: HttpLimits | None = None, **kwargs: Any
+    app: Starlette | str,
+    *,
+    limits: HttpLimits | None = None,
+    forwarded_allow_ips: Sequence[str] | None = None,
+    **kwargs: Any,
 ) -> LimitedConfig:
     """A uvicorn config for ``app`` that enforces its :class:`HttpLimits`.
 
@@ -55,6 +83,12 @@ def uvicorn_config(
     ``limit_concurrency`` to that cap (uvicorn answers 503 beyond it),
     ``timeout_keep_alive``, ``timeout_graceful_shutdown`` (the drain on SIGTERM)
     and the header deadline. Other ``kwargs`` go to ``uvicorn.Config``.
+
+    ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are trusted only from the
+    proxies in ``forwarded_allow_ips`` (addresses, networks, or ``*``): without
+    it they are ignored from every peer, loopback included (uvicorn on its own
+    trusts them from ``127.0.0.1`` and ``::1``, which lets any local client pick
+    the address that per-client limits count it under).
     """
     if limits is None:
         if isinstance(app, str):
@@ -63,6 +97,11 @@ def uvicorn_config(
     assert limits is not None
     fd_limit = raise_fd_limit()
     cap = limits.max_connections if limits.max_connections is not None else connection_cap(fd_limit)
+    if forwarded_allow_ips is None:
+        kwargs.setdefault("proxy_headers", False)
+    else:
+        kwargs["proxy_headers"] = True
+        kwargs["forwarded_allow_ips"] = list(trusted_proxies(forwarded_allow_ips))
     kwargs.setdefault("limit_concurrency", cap)
     kwargs.setdefault("timeout_keep_alive", limits.keep_alive_timeout)
     if limits.shutdown_timeout is not None:
