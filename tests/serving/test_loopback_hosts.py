@@ -17,6 +17,21 @@ from tests.serving.rawhttp import INITIALIZE, POST_HEADERS, address
 AUDIT = ["tests.serving.apps:AuditServer", "--container", "tests.serving.apps:build_container"]
 
 
+SPELLINGS = [
+    "127.1",
+    "2130706433",
+    "0x7f.1",
+    "0177.0.0.1",
+    "127.000.000.001",
+    "LOCALHOST",
+    "localhost.",
+    "app.localhost",
+    "[::1]",
+    "0:0:0:0:0:0:0:1",
+    "::ffff:127.0.0.1",
+]
+
+
 @pytest.mark.parametrize("host", ["127.0.0.2", "127.255.0.9", "::1", "localhost", "127.0.0.1"])
 def test_every_loopback_host_is_protected_and_allowed(host: str) -> None:
     settings = default_transport_security(host)
@@ -27,9 +42,46 @@ def test_every_loopback_host_is_protected_and_allowed(host: str) -> None:
     assert f"http://{shown}:*" in settings.allowed_origins
 
 
-def test_other_hosts_are_left_alone() -> None:
-    assert default_transport_security("0.0.0.0") is None
-    assert default_transport_security("example.com") is None
+@pytest.mark.parametrize("host", SPELLINGS)
+def test_every_spelling_of_loopback_is_protected(host: str) -> None:
+    settings = default_transport_security(host)
+    assert settings is not None
+    assert settings.enable_dns_rebinding_protection
+    assert "127.0.0.1:*" in settings.allowed_hosts
+    assert "rebound.example:*" not in settings.allowed_hosts
+
+
+@pytest.mark.parametrize(
+    "host", ["0.0.0.0", "", "example.com", "10.0.0.1", "::ffff:10.0.0.1", "127.0.0.1 x", "::"]
+)
+def test_other_hosts_are_left_alone(host: str) -> None:
+    assert default_transport_security(host) is None
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("host", ["127.1", "2130706433"])
+async def test_an_ipv4_shorthand_for_loopback_is_protected_when_served(host: str) -> None:
+    """``--host 127.1`` binds 127.0.0.1: a rebound name is refused, the host as spelled
+    and the address it binds are answered."""
+    with serve_http([*AUDIT, "--host", host]) as served:
+        _, port = address(served.url.replace(host, "127.0.0.1"))
+        base = f"http://127.0.0.1:{port}/mcp"
+        async with httpx2.AsyncClient(timeout=10) as http:
+            statuses = {}
+            for name in ("rebound.example", host, "127.0.0.1"):
+                response = await http.post(
+                    base,
+                    content=json.dumps(INITIALIZE),
+                    headers={**POST_HEADERS, "Host": f"{name}:{port}"},
+                )
+                statuses[name] = response.status_code
+            evil_origin = await http.post(
+                base,
+                content=json.dumps(INITIALIZE),
+                headers={**POST_HEADERS, "Origin": "http://rebound.example"},
+            )
+    assert statuses == {"rebound.example": 421, host: 200, "127.0.0.1": 200}
+    assert evil_origin.status_code == 403
 
 
 @pytest.mark.anyio
