@@ -4,6 +4,7 @@ caller is over stdio."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -44,27 +45,37 @@ class PeerServer(Server):
     tools = (PeerTool, LimitedTool)
 
 
+NEEDLE = "TRUST_TEST_NEEDLE"
+"""The variable a test puts its secret in too, to tell where else it shows up."""
+
+
+def _holding(environ: dict[str, str], needle: str) -> list[str]:
+    return sorted(key for key, value in environ.items() if needle in value and key != NEEDLE)
+
+
 class ChildEnvTool(Tool):
-    """The names of the ``MCP_ADAPTER_*`` variables this process and a child it spawns
-    see, and whether any of them holds ``needle`` (a secret the test passed)."""
+    """What this process and a child it spawns see of ``serve``'s variables: the
+    ``MCP_ADAPTER_*`` names, and the variables holding the test's secret."""
 
     name = "child-env"
 
     def handle(self) -> McpResponse:
-        child = subprocess.run(
+        printed = subprocess.run(
             [sys.executable, "-c", "import os, json; print(json.dumps(dict(os.environ)))"],
             capture_output=True,
             text=True,
             timeout=30,
             check=True,
         ).stdout
-        needle = os.environ.get("TRUST_TEST_NEEDLE", "\0")
+        child: dict[str, str] = json.loads(printed)
+        needle = os.environ.get(NEEDLE) or "\0"
         return McpResponse.structured(
             {
+                "pid": os.getpid(),
                 "own": sorted(key for key in os.environ if key.startswith("MCP_ADAPTER_")),
-                "child_has_needle": needle in child,
-                "own_has_needle": any(needle in value for value in os.environ.values()),
-                "child_has_serve": "MCP_ADAPTER_SERVE" in child,
+                "child": sorted(key for key in child if key.startswith("MCP_ADAPTER_")),
+                "own_holding": _holding(dict(os.environ), needle),
+                "child_holding": _holding(child, needle),
             }
         )
 

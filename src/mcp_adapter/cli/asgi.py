@@ -14,7 +14,7 @@ import sys
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mcp_adapter.cli.options import ServeOptions
+from mcp_adapter.cli.options import ENV_VAR, ServeOptions
 from mcp_adapter.compiled.lifespan import StartupError
 
 
@@ -57,10 +57,13 @@ class OneLineStartupFailure:
 
 
 def create_app() -> ASGIApp:
-    """Build the HTTP app from ``MCP_ADAPTER_SERVE`` (set by ``mcp-adapter serve``)."""
+    """Build the HTTP app from ``MCP_ADAPTER_SERVE`` (set by ``mcp-adapter serve``), and
+    take that variable out of this worker's environment once read."""
     from mcp_adapter.cli.serve import build_app
 
     options = ServeOptions.from_env(os.environ)
+    # it holds the request-state keys: gone before a tool can spawn a child that inherits it
+    os.environ.pop(ENV_VAR, None)
     for entry in reversed(options.sys_path):
         if entry not in sys.path:
             sys.path.insert(0, entry)

@@ -20,6 +20,7 @@ from mcp_adapter.cli.loading import load_container, load_instance, load_servable
 from mcp_adapter.cli.options import ENV_VAR, ServeOptions
 from mcp_adapter.cli.settings import (
     add_serve_arguments,
+    forget_secrets,
     options_of,
     request_state_security,
 )
@@ -149,6 +150,7 @@ def startup_failed(exc: StartupError) -> CliError:
 
 def run(args: argparse.Namespace) -> int:
     options = options_of(args)
+    forget_secrets()
     try:
         if not options.http:
             return _serve_stdio(options)

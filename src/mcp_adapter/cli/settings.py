@@ -8,7 +8,7 @@ import dataclasses
 import os
 import secrets
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 
 from mcp.server.request_state import RequestStateSecurity
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
@@ -136,6 +136,14 @@ def options_of(args: argparse.Namespace, environ: Mapping[str, str] = os.environ
     _check(options, given)
     ring = _request_state_keys(keys, options.workers, given.label("request_state_keys"))
     return dataclasses.replace(options, request_state_keys=ring)
+
+
+def forget_secrets(environ: MutableMapping[str, str] = os.environ) -> None:
+    """Take the secret settings' variables (``MCP_ADAPTER_REQUEST_STATE_KEYS``) out of
+    ``environ`` once read, so no child process a tool spawns inherits them."""
+    for setting in ALL_SETTINGS:
+        if setting.secret:
+            environ.pop(setting.env, None)
 
 
 def _proxies(value: str, label: str) -> tuple[str, ...]:
