@@ -18,10 +18,19 @@ from typing import Annotated, Any, Literal
 import pytest
 from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
+from mcp.server.auth.provider import AccessToken
 from pydantic import BaseModel, ConfigDict, Field
 
 from container import Container
-from mcp_adapter import Catalog, McpRequest, McpResponse, Server, Tool, compile_server
+from mcp_adapter import (
+    Catalog,
+    Identity,
+    McpRequest,
+    McpResponse,
+    Server,
+    Tool,
+    compile_server,
+)
 from mcp_adapter.compiled.catalog import CompiledTool
 from mcp_adapter.extensions import McpExtension, Platform, tool
 from mcp_adapter.testing import (
@@ -251,6 +260,70 @@ def test_assert_schema_separation_can_run_the_real_handlers() -> None:
     report = assert_schema_separation(catalog, container, max_examples=5, run_handlers=True)
     assert report.tools == 4
     assert report.injected_keys == 0  # the probe checks need the probe
+
+
+class GreetInput(Schema):
+    name: Annotated[str, Field(min_length=1, max_length=20)]
+
+
+class MaybeSignedInTool(Tool[GreetInput]):
+    """The documented anonymous form: the caller's identity and token, when there is one."""
+
+    name = "maybe-signed-in"
+
+    async def handle(
+        self, payload: GreetInput, who: Identity | None, token: AccessToken | None
+    ) -> McpResponse:
+        return McpResponse.text(who.subject if who else "anonymous")
+
+
+class MaybeSignedInExtension(McpExtension):
+    @tool
+    def greet_maybe(self, name: str, who: Identity | None = None) -> str:
+        return f"{name} from {who.subject if who else 'anonymous'}"
+
+
+class MaybeSignedIn(Server):
+    tools = (MaybeSignedInTool,)
+
+
+def test_an_optional_identity_or_token_may_be_none_for_an_anonymous_caller() -> None:
+    report = assert_schema_separation(MaybeSignedIn, Container(), max_examples=5)
+    assert report.problems == []
+    report = assert_schema_separation(
+        Platform([MaybeSignedInExtension()]), Container(), max_examples=5
+    )
+    assert report.problems == []
+
+
+@pytest.mark.parametrize(
+    "caller",
+    [
+        {"identity": Identity("ada", "cli", ("greet",))},
+        {"token": AccessToken(token="t", client_id="cli", scopes=[], subject="ada")},
+    ],
+)
+def test_a_signed_in_caller_is_given_as_for_the_test_client(caller: dict[str, Any]) -> None:
+    report = assert_schema_separation(MaybeSignedIn, Container(), max_examples=5, **caller)
+    assert report.problems == []
+    assert report.valid > 0
+
+
+def test_a_signed_in_callers_identity_left_none_is_reported() -> None:
+    container = Container()
+    catalog = compile_server(MaybeSignedIn, container)
+    plan = catalog.tools["maybe-signed-in"].handler
+    # hand-break the plan: the identity slot no longer reads the scope, it is always None
+    services = tuple(
+        (name, (lambda scope: None) if name == "who" else build) for name, build in plan.services
+    )
+    broken = _with_tool(
+        catalog, "maybe-signed-in", handler=dataclasses.replace(plan, services=services)
+    )
+    with pytest.raises(
+        SchemaSeparationError, match="received None although the caller is signed in"
+    ):
+        assert_schema_separation(broken, container, max_examples=3, identity=Identity("ada", "cli"))
 
 
 def _with_tool(catalog: Catalog, name: str, **changes: Any) -> Catalog:

@@ -35,6 +35,7 @@ from typing import Any
 import anyio.from_thread
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from mcp.server.auth.provider import AccessToken
 from pydantic import ValidationError
 
 from container import Container
@@ -42,7 +43,7 @@ from mcp_adapter.compile.server import compile_server
 from mcp_adapter.compiled.catalog import Catalog, CompiledTool, Hooks
 from mcp_adapter.compiled.handlers import Slot, Source
 from mcp_adapter.declare.components import Server
-from mcp_adapter.declare.request import McpRequest
+from mcp_adapter.declare.request import Identity, McpRequest
 from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.testing.client import LEGACY, MODERN, McpTestClient, Protocol
 from mcp_adapter.testing.result import McpResult
@@ -151,9 +152,16 @@ def _is_instance(value: Any, key: Any) -> bool | None:
 
 
 def _check_received(
-    tool: CompiledTool, sent: Mapping[str, Any], received: Mapping[str, Any], marker: str
+    tool: CompiledTool,
+    sent: Mapping[str, Any],
+    received: Mapping[str, Any],
+    marker: str,
+    signed_in: bool = False,
 ) -> list[str]:
-    """What is wrong with the arguments the handler received for payload ``sent``."""
+    """What is wrong with the arguments the handler received for payload ``sent``.
+
+    A parameter whose annotation allows ``None`` (``Identity | None``) may hold it
+    when the caller is anonymous; a signed-in caller's must be filled."""
     problems: list[str] = []
     try:  # JSON semantics, as the dispatcher; asked of pydantic, not of the server
         expected = wire_validated(tool.input, dict(sent))
@@ -167,6 +175,9 @@ def _check_received(
                 continue  # not available in process; the probe does not ask for it
             if value is _MISSING:
                 problems.append(f"{where} was not filled")
+            elif value is None and slot.or_none:
+                if signed_in:
+                    problems.append(f"{where} received None although the caller is signed in")
             elif isinstance(value, str) and value == marker:
                 problems.append(f"{where} received the value a client sent under its name")
             elif slot.source is Source.REQUEST and not isinstance(value, McpRequest):
@@ -273,6 +284,7 @@ class _ToolCheck:
         report: SeparationReport,
         era: str,
     ) -> None:
+        self.signed_in = client.caller is not None
         self.tool = tool
         self.client = client
         self.probe = probe
@@ -300,7 +312,9 @@ class _ToolCheck:
             return
         if result.is_error or len(self.probe.calls) != 1:
             self._fail("a valid payload did not reach the handler", payload, result)
-        problems = _check_received(self.tool, payload, self.probe.calls[0], self.marker)
+        problems = _check_received(
+            self.tool, payload, self.probe.calls[0], self.marker, self.signed_in
+        )
         if problems:
             self._fail("; ".join(problems), payload)
 
@@ -319,7 +333,9 @@ class _ToolCheck:
             return
         if len(self.probe.calls) != 1:
             self._fail("the payload did not reach the handler", sent, result)
-        problems = _check_received(self.tool, sent, self.probe.calls[0], self.marker)
+        problems = _check_received(
+            self.tool, sent, self.probe.calls[0], self.marker, self.signed_in
+        )
         if problems:
             self._fail("; ".join(problems), sent)
 
@@ -370,6 +386,8 @@ def assert_schema_separation(
     protocols: Sequence[Protocol] = (MODERN, LEGACY),
     run_handlers: bool = False,
     shrink: bool = True,
+    identity: Identity | None = None,
+    token: AccessToken | None = None,
 ) -> SeparationReport:
     """Check every tool of ``server``; raise ``SchemaSeparationError`` listing every problem.
 
@@ -378,6 +396,10 @@ def assert_schema_separation(
     payloads are generated per tool and protocol era; a failing payload is
     shrunk to a minimal one unless ``shrink=False``. Call it from a plain
     (synchronous) test: it runs its own event loop in a worker thread.
+
+    The calls are anonymous unless ``identity`` or ``token`` signs them in, as
+    for ``McpTestClient``: a parameter annotated ``Identity | None`` or
+    ``AccessToken | None`` then holds ``None`` (allowed), or the caller's.
     """
     catalog = _catalog_of(server, container)
     report = SeparationReport(server=catalog.name, tools=len(catalog.tools))
@@ -386,7 +408,7 @@ def assert_schema_separation(
     served, probes = (catalog, {}) if run_handlers else _probed(catalog)
     with _portal() as portal:
         for era in protocols:
-            client = McpTestClient(container, served, protocol=era)
+            client = McpTestClient(container, served, protocol=era, identity=identity, token=token)
 
             def call(
                 name: str, payload: dict[str, Any], client: McpTestClient = client
