@@ -32,6 +32,7 @@ from mcp_adapter.extensions import (
     ToolExtension,
     tool_middleware,
 )
+from mcp_adapter.testing import McpTestClient
 from tests.extensions.seed_examples.offering import Sandboxes
 from tests.extensions.support import LEGACY, MODERN, host_call, host_tools
 
@@ -474,3 +475,68 @@ async def test_a_platform_is_servable_as_is_with_its_server_declaration() -> Non
     assert list(catalog.tools) == ["ping", "launch_sandbox"]
     named = Platform([Sandboxes()], name="sandbox-host", version="3.1.0").compile(Container())
     assert (named.name, named.version) == ("sandbox-host", "3.1.0")
+
+
+# -- @tool_middleware does not depend on an override of tool_extensions() ---------------------
+
+
+class Guarded(McpExtension):
+    """A tool and a guard around it, both by decorator."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    @tool
+    def launch(self, target: str) -> str:
+        return f"launched {target}"
+
+    @tool_middleware("launch", meta={"guarded": True})
+    async def guard(self, call: Call, call_next: Next) -> Any:
+        self.seen.append(str(call.arguments["target"]))
+        if call.arguments["target"] == "prod":
+            return McpResponse.error("prod is refused")
+        return await call_next(call)
+
+
+class ForgetsSuper(Guarded):
+    """Overrides ``tool_extensions()`` for one more extension, without ``*super()``."""
+
+    def tool_extensions(self) -> list[ToolExtension]:
+        return [ToolExtension("launch", title="Launch")]
+
+
+class KeepsSuper(Guarded):
+    def tool_extensions(self) -> list[ToolExtension]:
+        return [*super().tool_extensions(), ToolExtension("launch", title="Launch")]
+
+
+class ReturnsNothing(Guarded):
+    def tool_extensions(self) -> list[ToolExtension]:
+        return []
+
+
+@pytest.mark.parametrize("era", [MODERN, LEGACY])
+@pytest.mark.parametrize("extension", [ForgetsSuper, KeepsSuper, ReturnsNothing])
+async def test_decorated_middleware_runs_whatever_tool_extensions_returns(
+    extension: type[Guarded], era: str
+) -> None:
+    guarded = extension()
+    catalog = Platform([guarded]).compile(Container())
+    entry = catalog.tools["launch"].modern
+    assert entry.meta == {"guarded": True}
+    if extension is not ReturnsNothing:
+        assert entry.title == "Launch"
+    client = McpTestClient(Container(), catalog, protocol=era)  # type: ignore[arg-type]
+    refused = await client.tool("launch", {"target": "prod"})
+    refused.assertError("prod is refused")
+    (await client.tool("launch", {"target": "dev"})).assertOk()
+    assert guarded.seen == ["prod", "dev"]  # once per call: not contributed twice
+
+
+def test_the_decorated_extensions_come_first_and_once() -> None:
+    platform = Platform([KeepsSuper()])
+    values = [c.value for c in platform.get_contributions(TOOL_EXTENSIONS)]
+    assert [(v.name, v.title, v.middleware is not None) for v in values] == [
+        ("launch", None, True),
+        ("launch", "Launch", False),
+    ]

@@ -176,7 +176,8 @@ def tool_middleware(
     Parameters after ``call_next`` are injected (services from the call's scope,
     ``McpRequest``, the HTTP ``Request``), as for a handler.
 
-    ``McpExtension.tool_extensions()`` collects it as a ``ToolExtension``.
+    The platform collects it as a ``ToolExtension`` whatever an override of
+    ``McpExtension.tool_extensions()`` returns.
     """
     mark = MiddlewareMark(
         name=name, description=description, title=title, annotations=annotations, meta=meta

@@ -18,7 +18,10 @@ class McpExtension:
     ``tools()`` returns every method marked with ``@tool``, bound to this
     instance, in definition order (base classes first); override it to build
     specs at run time, and return ``[*super().tools(), *more]`` to keep both.
-    ``tool_extensions()`` likewise returns the ``@tool_middleware`` methods.
+    ``tool_extensions()`` likewise returns the ``@tool_middleware`` methods; the
+    platform collects those whatever an override returns (an override that forgets
+    ``*super().tool_extensions()`` drops none of them, and one that keeps them does
+    not contribute them twice).
     """
 
     def manifest(self) -> PluginManifest:
@@ -30,8 +33,19 @@ class McpExtension:
         return [mark.spec(bound, attribute, self._bind) for attribute, mark, bound in marked]
 
     def tool_extensions(self) -> list[ToolExtension]:
+        return self._decorated_extensions()
+
+    def _decorated_extensions(self) -> list[ToolExtension]:
+        """The ``@tool_middleware`` methods, in definition order (base classes first)."""
         marked = self._marked(MIDDLEWARE_MARK, MiddlewareMark)
         return [mark.extension(bound) for _, mark, bound in marked]
+
+    def _contributed_extensions(self) -> list[ToolExtension]:
+        """What the platform collects: the ``@tool_middleware`` methods first, whatever
+        ``tool_extensions()`` returns, then what else it returns."""
+        decorated = self._decorated_extensions()
+        more = [value for value in self.tool_extensions() if value not in decorated]
+        return [*decorated, *more]
 
     def _bind(self, hook: Any) -> Any:
         """``hook`` as this extension's bound method when it is a function of its class

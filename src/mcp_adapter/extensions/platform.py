@@ -103,7 +103,7 @@ class Platform:
         for extension in self._extensions:
             plugin = extension.manifest()
             values: list[Any] = (
-                list(extension.tools()) if point == TOOLS else list(extension.tool_extensions())
+                list(extension.tools()) if point == TOOLS else extension._contributed_extensions()
             )
             for value in values:
                 yield Contribution(plugin, value, point, extension)
