@@ -48,6 +48,7 @@ EVERY_VARIABLE = {
     "MCP_ADAPTER_RESOURCE_URL": "https://mcp.example/mcp",
     "MCP_ADAPTER_ISSUER_URL": "https://auth.example",
     "MCP_ADAPTER_ALLOWED_HOSTS": "mcp.example:443,mcp.example",
+    "MCP_ADAPTER_FORWARDED_ALLOW_IPS": "10.0.0.5, 10.1.0.0/16",
     "MCP_ADAPTER_MAX_BODY_SIZE": "4096",
     "MCP_ADAPTER_REQUEST_STATE_KEYS": f"{KEY_1}, {KEY_2}",
     "MCP_ADAPTER_HEADER_TIMEOUT": "3",
@@ -62,8 +63,13 @@ EVERY_VARIABLE = {
 }
 
 
+STDIO_ONLY = {"MCP_ADAPTER_IDENTITY": "os-user"}
+"""The settings that cannot go with ``--http``, read on their own below."""
+
+
 def test_every_setting_comes_from_its_variable() -> None:
-    assert set(EVERY_VARIABLE) == {setting.env for setting in ALL_SETTINGS}
+    assert {*EVERY_VARIABLE, *STDIO_ONLY} == {setting.env for setting in ALL_SETTINGS}
+    assert _options([], STDIO_ONLY) == ServeOptions(target="m:attr", identity="os-user")
     options = _options([], EVERY_VARIABLE)
     assert options == ServeOptions(
         target="m:attr",
@@ -82,6 +88,7 @@ def test_every_setting_comes_from_its_variable() -> None:
         resource_url="https://mcp.example/mcp",
         issuer_url="https://auth.example",
         allowed_hosts=("mcp.example:443", "mcp.example"),
+        forwarded_allow_ips=("10.0.0.5", "10.1.0.0/16"),
         max_body_size=4096,
         request_state_keys=(KEY_1, KEY_2),
         header_timeout=3.0,
@@ -110,6 +117,7 @@ AUTH = ["--http", "--auth", VERIFIER]
 PRECEDENCE = [
     ("container", ["--container", "flag:c"], "env:c", "flag:c"),
     ("http", ["--no-http"], "1", False),
+    ("identity", ["--identity", "os-user"], "m:who", "os-user"),
     ("host", ["--host", "::1"], "127.0.0.2", "::1"),
     ("port", ["--port", "1"], "2", 1),
     ("path", ["--path", "/flag"], "/env", "/flag"),
@@ -123,6 +131,7 @@ PRECEDENCE = [
     ("resource_url", [*AUTH, "--resource-url", "https://f.example"], "https://e.example", None),
     ("issuer_url", [*AUTH, "--issuer-url", "https://f.example"], "https://e.example", None),
     ("allowed_hosts", ["--http", "--allowed-host", "f:1"], "e:1,e:2", ("f:1",)),
+    ("forwarded_allow_ips", ["--http", "--forwarded-allow-ips", "10.0.0.1"], "::1", ("10.0.0.1",)),
     ("max_body_size", ["--http", "--max-body-size", "10"], "20", 10),
     ("request_state_keys", ["--request-state-key", KEY_1], KEY_2, (KEY_1,)),
     *(

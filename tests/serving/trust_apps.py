@@ -110,9 +110,24 @@ class WorkspaceTool(Tool):
         )
 
 
+class WhoTool(Tool):
+    """The caller as the request carries it (anonymous: nulls)."""
+
+    name = "who"
+
+    async def handle(self, request: McpRequest) -> McpResponse:
+        identity = request.identity
+        return McpResponse.structured(
+            {
+                "subject": identity.subject if identity else None,
+                "scheme": (request.authentication or {}).get("scheme"),
+            }
+        )
+
+
 class WorkspaceServer(Server):
     name = "workspace"
-    tools = (WorkspaceTool,)
+    tools = (WorkspaceTool, WhoTool)
 
 
 def workspace_container() -> Container:

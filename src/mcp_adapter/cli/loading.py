@@ -12,7 +12,8 @@ from container import Container
 from mcp_adapter.cli.errors import CliError
 from mcp_adapter.compiled.catalog import Catalog
 from mcp_adapter.declare.components import Server
-from mcp_adapter.serving import Compilable, Servable
+from mcp_adapter.declare.request import Identity
+from mcp_adapter.serving import Compilable, Servable, os_user
 
 
 def ensure_cwd_importable() -> None:
@@ -117,6 +118,25 @@ def load_instance(spec: str, what: str, check: str) -> Any:
         raise CliError(
             f"{spec} is {_describe(found)}, which has no {check}() method",
             f"name a {what} instance or a function returning one",
+        )
+    return found
+
+
+OS_USER = "os-user"
+"""``--identity os-user``: the user running the server (``mcp_adapter.serving.os_user``)."""
+
+
+def load_identity(spec: str) -> Identity:
+    """``os-user``, or the ``Identity`` that ``MODULE:ATTR`` names or returns (called once)."""
+    if spec == OS_USER:
+        return os_user()
+    found = load_object(spec, "identity")
+    if callable(found) and not isinstance(found, Identity):
+        found = _call_factory(found, spec, "identity")
+    if not isinstance(found, Identity):
+        raise CliError(
+            f"{spec} gives {_describe(found)}, not an Identity",
+            "name an Identity or a zero-argument function returning one, or say os-user",
         )
     return found
 

@@ -19,6 +19,8 @@ class ServeOptions:
     target: str
     container: str | None = None
     http: bool = False
+    identity: str | None = None
+    """stdio's caller: ``os-user`` or ``MODULE:ATTR`` (``None``: anonymous)."""
     host: str = "127.0.0.1"
     port: int = 8000
     path: str = "/mcp"

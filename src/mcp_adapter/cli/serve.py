@@ -16,7 +16,12 @@ from starlette.applications import Starlette
 from container import Container
 from mcp_adapter.cli.errors import CliError
 from mcp_adapter.cli.limit_flags import limit_kwargs
-from mcp_adapter.cli.loading import load_container, load_instance, load_servable
+from mcp_adapter.cli.loading import (
+    load_container,
+    load_identity,
+    load_instance,
+    load_servable,
+)
 from mcp_adapter.cli.options import ENV_VAR, ServeOptions
 from mcp_adapter.cli.settings import (
     add_serve_arguments,
@@ -183,12 +188,18 @@ def _serve_stdio(options: ServeOptions) -> int:
     except CompileError as exc:
         raise compile_failed(exc, options.target) from exc
     security = request_state_security(options.request_state_keys)
+    caller = None if options.identity is None else load_identity(options.identity)
 
     async def main() -> None:
         async with serve_lifespan(catalog, container):
-            status(f"MCP server {catalog.name!r} on stdio")
+            who = "" if caller is None else f" as {caller.subject!r}"
+            status(f"MCP server {catalog.name!r} on stdio{who}")
             await serve_stdio(
-                catalog, container, run_lifespan=False, request_state_security=security
+                catalog,
+                container,
+                run_lifespan=False,
+                request_state_security=security,
+                identity=caller,
             )
 
     anyio.run(main)

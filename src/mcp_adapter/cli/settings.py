@@ -24,6 +24,14 @@ CONTAINER_HELP = "a Container instance or zero-argument factory (default: an emp
 SETTINGS = (
     Setting("container", "--container", "text", CONTAINER_HELP, "MODULE:ATTR"),
     Setting("http", "--http", "switch", "serve streamable HTTP, not stdio"),
+    Setting(
+        "identity",
+        "--identity",
+        "text",
+        "stdio: the caller of every request: os-user (the user running the server) or "
+        "an Identity, or a zero-argument function returning one (default: anonymous)",
+        "os-user|MODULE:ATTR",
+    ),
     Setting("host", "--host", "text", "HTTP host (default 127.0.0.1)"),
     Setting("port", "--port", "int", "HTTP port (default 8000; 0: any)"),
     Setting("path", "--path", "text", "HTTP endpoint path (default /mcp)"),
@@ -193,6 +201,11 @@ def _check(options: ServeOptions, given: Resolved) -> None:
         "max_body_size": options.max_body_size is not None,
         **dict.fromkeys(limits_given(options), True),
     }
+    if options.http and options.identity is not None:
+        raise CliError(
+            f"{given.label('identity')} only applies to stdio",
+            "over HTTP the caller is the bearer token's: use --auth",
+        )
     if not options.http:
         used = [given.label(name) for name, set_ in http_only.items() if set_]
         if used:

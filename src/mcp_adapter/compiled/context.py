@@ -100,6 +100,27 @@ class RequestValues(Mapping[Any, Any]):
         return f"RequestValues({self.request.method!r}, {[type_name(k) for k in self]})"
 
 
+class LocalToken(AccessToken):
+    """The caller of every request of a server served off HTTP for one known user
+    (``serve_stdio(identity=...)``): no bearer token was sent, so its
+    ``McpRequest.authentication`` says ``scheme: "local"``."""
+
+
+def local_token(identity: Identity) -> LocalToken:
+    """The token that stands for ``identity`` on a transport without authentication.
+
+    >>> token = local_token(Identity("ada", "stdio"))
+    >>> (token.subject, token.client_id, token.scopes)
+    ('ada', 'stdio', [])
+    """
+    return LocalToken(
+        token="local",
+        client_id=identity.client_id,
+        subject=identity.subject,
+        scopes=list(identity.scopes),
+    )
+
+
 def access_token(ctx: Any, caller: AccessToken | None = None) -> AccessToken | None:
     """The verified token of the request ``ctx`` describes, or ``None``.
 

@@ -9,7 +9,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.types import CLIENT_CAPABILITIES_META_KEY
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from mcp_adapter.compiled.context import access_token
+from mcp_adapter.compiled.context import LocalToken, access_token
 from mcp_adapter.declare.request import Identity, McpRequest, Transport, freeze
 from mcp_adapter.input.state import retried_answers
 
@@ -43,7 +43,7 @@ def _identity(
     )
     authentication = freeze(
         {
-            "scheme": "bearer",
+            "scheme": "local" if isinstance(token, LocalToken) else "bearer",
             "client_id": token.client_id,
             "subject": token.subject,
             "scopes": list(token.scopes),

@@ -15,6 +15,7 @@ from mcp_adapter.serving.host_security import default_transport_security
 from mcp_adapter.serving.http import http_app, mcp_lifespan, run_mcp_apps
 from mcp_adapter.serving.lifespan import serve_lifespan
 from mcp_adapter.serving.limits import HttpLimits
+from mcp_adapter.serving.local_identity import os_user
 from mcp_adapter.serving.servable import Compilable, NotServableError, Servable, catalog_of
 from mcp_adapter.serving.stdio import run_stdio, serve_stdio
 from mcp_adapter.serving.toolsets import TOOLSETS_HEADER
@@ -38,6 +39,7 @@ __all__ = [
     "default_transport_security",
     "http_app",
     "mcp_lifespan",
+    "os_user",
     "run_mcp_apps",
     "run_stdio",
     "serve_lifespan",

@@ -19,7 +19,9 @@ from pydantic import ValidationError
 from container import Container
 from mcp_adapter.compile.server import with_middleware
 from mcp_adapter.compiled.catalog import Catalog
+from mcp_adapter.compiled.context import local_token
 from mcp_adapter.declare.middleware import Middleware
+from mcp_adapter.declare.request import Identity
 from mcp_adapter.errors import CompileError, problem
 from mcp_adapter.sdk_compat import claim_stdin
 from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id
@@ -199,6 +201,7 @@ async def serve_stdio(
     run_lifespan: bool = True,
     request_state_security: RequestStateSecurity | None = None,
     middleware: Sequence[Middleware] = (),
+    identity: Identity | None = None,
 ) -> None:
     """Serve ``servable`` over stdio until the client closes stdin.
 
@@ -216,11 +219,19 @@ async def serve_stdio(
     ``-32700``/``-32600`` and ``id: null``. ``request_state_security`` seals
     2026-07-28 ``requestState`` (see :func:`mcp_adapter.serving.lowlevel.build_sdk_server`).
     ``middleware`` runs around every call, outside the server's own (docs/middleware.md).
+    ``identity`` is the caller of every request (stdio has no authentication of its
+    own: :func:`~mcp_adapter.serving.local_identity.os_user` is the local user), given
+    to handlers, hooks and services as over HTTP a verified token's is; without it
+    every request is anonymous.
     """
     catalog = with_middleware(catalog_of(servable, container), middleware, container)
     refuse_http_only(catalog, "stdio")
     server = build_sdk_server(
-        catalog, container, transport="stdio", request_state_security=request_state_security
+        catalog,
+        container,
+        transport="stdio",
+        request_state_security=request_state_security,
+        caller=None if identity is None else local_token(identity),
     )
     async with AsyncExitStack() as stack:
         if run_lifespan:
@@ -234,6 +245,14 @@ async def serve_stdio(
                 await server.run(messages, write, server.create_initialization_options())
 
 
-def run_stdio(servable: Servable, container: Container, *, close_container: bool = False) -> None:
+def run_stdio(
+    servable: Servable,
+    container: Container,
+    *,
+    close_container: bool = False,
+    identity: Identity | None = None,
+) -> None:
     """Blocking form of :func:`serve_stdio`, for a script's ``if __name__ == "__main__":``."""
-    anyio.run(lambda: serve_stdio(servable, container, close_container=close_container))
+    anyio.run(
+        lambda: serve_stdio(servable, container, close_container=close_container, identity=identity)
+    )
