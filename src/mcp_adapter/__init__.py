@@ -8,6 +8,7 @@ from mcp_adapter.compiled.lifespan import StartupError
 from mcp_adapter.declare.annotations import ToolAnnotations
 from mcp_adapter.declare.components import Prompt, PromptArgument, Resource, Server, Tool
 from mcp_adapter.declare.middleware import Call, Middleware, Next
+from mcp_adapter.declare.policy import Policy
 from mcp_adapter.declare.request import Identity, McpRequest
 from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.errors import (
@@ -65,6 +66,7 @@ __all__ = [
     "McpResponse",
     "Platform",
     "PluginManifest",
+    "Policy",
     "Prompt",
     "PromptArgument",
     "Resource",

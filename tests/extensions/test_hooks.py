@@ -499,8 +499,8 @@ async def test_a_replacement_keeps_the_original_hooks_unless_it_sets_its_own() -
 
     keeps = Platform([original, Replacing(ToolSpec("launch_sandbox", launch_sandbox))])
     tool_ = keeps.compile(container).tools["launch_sandbox"]
-    assert tool_.hooks.should_register is not None
-    assert tool_.hooks.authorize is not None
+    assert len(tool_.hooks.should_register) == 1
+    assert len(tool_.hooks.authorize) == 1
     refused = await McpTestClient(container, keeps.compile(container)).tool(
         "launch_sandbox", {"sandbox_name": "a"}
     )
@@ -511,7 +511,7 @@ async def test_a_replacement_keeps_the_original_hooks_unless_it_sets_its_own() -
     sets = Platform([original, Replacing(own)]).compile(container)
     served = await McpTestClient(container, sets).tool("launch_sandbox", {"sandbox_name": "a"})
     assert served.texts == ["replaced a"]
-    assert sets.tools["launch_sandbox"].hooks.should_register is not None  # still the original's
+    assert len(sets.tools["launch_sandbox"].hooks.should_register) == 1  # still the original's
 
 
 # -- compile-time problems ---------------------------------------------------------------------

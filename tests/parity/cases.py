@@ -386,6 +386,13 @@ def visibility_cases() -> Iterable[Case]:
 
 VISIBILITY = list(visibility_cases())
 
+POLICIES = [
+    dataclasses.replace(case, id=case.id.replace("hooks-", f"policy-{at}-"), policy_at=at)
+    for case in VISIBILITY
+    for at in ("component", "owner")
+]
+"""The same rules as one ``Policy`` object, on the tool or on its server/extension."""
+
 # -- middleware ----------------------------------------------------------------------------
 
 
@@ -557,6 +564,7 @@ def with_sync_variants(cases: Iterable[Case]) -> list[Case]:
 CASES: list[Case] = [
     *with_sync_variants([*ARGUMENTS, *INJECTED, *OUTPUTS, *ERRORS]),
     *VISIBILITY,
+    *POLICIES,
     *with_sync_variants(MIDDLEWARE),
     *LISTING,
 ]

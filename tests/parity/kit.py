@@ -33,6 +33,7 @@ from mcp_adapter import (
     McpResponse,
     Platform,
     PluginManifest,
+    Policy,
     Server,
     Tool,
     ToolAnnotations,
@@ -203,6 +204,10 @@ class Case:
     should_register: Hook | None = None
     authorize: Hook | None = None
     middleware: Sequence[Callable[..., Awaitable[Any]]] = ()
+    policy_at: Literal["", "component", "owner"] = ""
+    """Where ``should_register``/``authorize`` go as one ``Policy`` (the same object on
+    both sides) instead of hook methods: on the tool (``Tool.policies``,
+    ``@tool(policies=)``) or on its owner (``Server.policies``, ``McpExtension.policies``)."""
     identity: Identity | None = None
     listed: bool = True
     """Whether ``tools/list`` shows the tool to this case's caller."""
@@ -301,6 +306,31 @@ def _hook(name: str, hook: Hook, owner: str) -> Callable[..., Any]:
     return _function(name, parameters, bool, hook.decide, is_async=hook.is_async, owner=owner)
 
 
+_POLICIES: dict[str, Policy] = {}
+
+
+def policy_of(case: Case) -> Policy:
+    """The case's hooks as one ``Policy`` of plain functions; the same object for both
+    sides of a case."""
+    if case.id not in _POLICIES:
+        hooks: dict[str, Any] = {}
+        for which, hook in (
+            ("should_register", case.should_register),
+            ("authorize", case.authorize),
+        ):
+            if hook is not None:
+                parameters = [_positional(n, a) for n, a in hook.inject.items()]
+                hooks[which] = _function(
+                    f"policy_{which}", parameters, bool, hook.decide, is_async=hook.is_async
+                )
+        _POLICIES[case.id] = Policy(**hooks, name=f"{case.tool} policy")
+    return _POLICIES[case.id]
+
+
+def _policies(case: Case, at: str) -> tuple[Policy, ...]:
+    return (policy_of(case),) if case.policy_at == at else ()
+
+
 def _wrap(case: Case, value: Any, mode: Wrap, *, function: bool) -> Any:
     if isinstance(value, McpResponse | types.CallToolResult):
         return value
@@ -373,12 +403,15 @@ def class_tool(case: Case) -> type[Tool[Any, Any]]:
             "handle", handle_params, returns, run, is_async=case.is_async, owner=class_name(case)
         ),
     }
-    if case.should_register is not None:
-        namespace["shouldRegister"] = _hook(
-            "shouldRegister", case.should_register, class_name(case)
-        )
-    if case.authorize is not None:
-        namespace["authorize"] = _hook("authorize", case.authorize, class_name(case))
+    if case.policy_at:
+        namespace["policies"] = _policies(case, "component")
+    else:
+        if case.should_register is not None:
+            namespace["shouldRegister"] = _hook(
+                "shouldRegister", case.should_register, class_name(case)
+            )
+        if case.authorize is not None:
+            namespace["authorize"] = _hook("authorize", case.authorize, class_name(case))
     base = Tool[model, case.output] if case.output is not None else Tool[model]  # type: ignore[valid-type]
     made: type[Tool[Any, Any]] = types_module.new_class(
         class_name(case), (base,), exec_body=lambda body: body.update(namespace)
@@ -387,7 +420,12 @@ def class_tool(case: Case) -> type[Tool[Any, Any]]:
 
 
 def class_tool_server(case: Case) -> type[Server]:
-    return type(f"{case.tool}Server", (Server,), {"name": "classes", "tools": (class_tool(case),)})
+    namespace = {
+        "name": "classes",
+        "tools": (class_tool(case),),
+        "policies": _policies(case, "owner"),
+    }
+    return type(f"{case.tool}Server", (Server,), namespace)
 
 
 def function_tool_extension(case: Case) -> McpExtension:
@@ -420,15 +458,17 @@ def function_tool_extension(case: Case) -> McpExtension:
     namespace: dict[str, Any] = {"__module__": __name__}
     hooks: dict[str, Any] = {}
     for which, hook in (("should_register", case.should_register), ("authorize", case.authorize)):
-        if hook is not None:
+        if hook is not None and not case.policy_at:
             namespace[which] = hooks[which] = _hook(which, hook, owner)
     namespace[case.tool] = tool(
         name=case.tool,
         title=case.title,
         annotations=case.annotations,
         meta=case.meta,
+        policies=_policies(case, "component"),
         **hooks,
     )(handler)
+    namespace["policies"] = _policies(case, "owner")
     namespace["manifest"] = lambda self: PluginManifest(name="functions", version="1.0.0")
     return type(owner, (McpExtension,), namespace)()
 

@@ -75,6 +75,22 @@ CASES: list[tuple[Case, str]] = [
         HOOK_PATH,
     ),
     (broken("missing-in-authorize", authorize=Hook({"clock": Clock}, never, True)), HOOK_PATH),
+    (
+        broken(
+            "missing-in-a-policy-on-the-tool",
+            should_register=Hook({"clock": Clock}, never),
+            policy_at="component",
+        ),
+        "",
+    ),
+    (
+        broken(
+            "missing-in-a-policy-on-the-owner",
+            authorize=Hook({"clock": Clock}, never, True),
+            policy_at="owner",
+        ),
+        "",
+    ),
     (broken("missing-in-middleware", middleware=(needs_clock,)), ""),
     (
         broken(
@@ -97,6 +113,8 @@ def names(case: Case) -> list[tuple[str, str]]:
         (f"{ext}.should_register", "<should_register>"),
         (f"{cls}.authorize", "<authorize>"),
         (f"{ext}.authorize", "<authorize>"),
+        (f"of server {tool}Server", "of <owner>"),
+        ("of extension functions", "of <owner>"),
     ]
 
 

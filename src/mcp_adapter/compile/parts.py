@@ -21,6 +21,7 @@ from mcp_adapter.compiled import context as context_values
 from mcp_adapter.compiled.catalog import Hooks
 from mcp_adapter.compiled.handlers import HandlerPlan, Layer, Source
 from mcp_adapter.declare.naming import default_name, valid_name
+from mcp_adapter.declare.policy import Policy
 from mcp_adapter.errors import problem
 from schemas import Contract, ContractError
 
@@ -71,14 +72,23 @@ def builder(cls: type, container: Container, problems: list[Problem]) -> tuple[A
     return container.builder(cls), False
 
 
-def class_hooks(cls: type, container: Container, problems: list[Problem]) -> Hooks:
-    """A component class's ``shouldRegister`` and ``authorize`` methods, planned."""
+def class_hooks(
+    cls: type, kind: str, name: str, container: Container, problems: list[Problem]
+) -> Hooks:
+    """A component class's ``policies``, then its ``shouldRegister`` and ``authorize``
+    methods, planned."""
     plans: dict[str, HandlerPlan | None] = {}
     for hook in (SHOULD_REGISTER, AUTHORIZE):
         plan, found = plan_handler(cls, hook, container, optional=True)
         problems.extend(found)
         plans[hook] = plan
-    return Hooks(should_register=plans[SHOULD_REGISTER], authorize=plans[AUTHORIZE])
+    own = Hooks(should_register=_one(plans[SHOULD_REGISTER]), authorize=_one(plans[AUTHORIZE]))
+    where = f"{kind} {name!r}"
+    return own.within(policy_hooks(getattr(cls, "policies", ()), where, container, problems))
+
+
+def _one(plan: HandlerPlan | None) -> tuple[HandlerPlan, ...]:
+    return () if plan is None else (plan,)
 
 
 def qualname(target: Any) -> str:
@@ -86,11 +96,63 @@ def qualname(target: Any) -> str:
     return str(getattr(target, "__qualname__", None) or type(target).__qualname__)
 
 
+def checked_policies(policies: Any, where: str, problems: list[Problem]) -> tuple[Policy, ...]:
+    """The ``Policy`` objects of ``policies`` (the ``policies`` of what ``where`` names);
+    a problem for anything else."""
+    if isinstance(policies, Policy | str) or not isinstance(policies, Sequence):
+        problems.append(
+            problem(
+                (where,),
+                f"the policies of {where} must be a sequence of Policy, not {policies!r}",
+                "write policies = (signed_in,) with a trailing comma for one",
+            )
+        )
+        return ()
+    found: list[Policy] = []
+    for policy in policies:
+        if isinstance(policy, Policy):
+            found.append(policy)
+            continue
+        problems.append(
+            problem(
+                (where,),
+                f"{policy!r} in the policies of {where} is not a Policy",
+                "write Policy(authorize=..., should_register=...)",
+            )
+        )
+    return tuple(found)
+
+
+def policy_hooks(policies: Any, where: str, container: Container, problems: list[Problem]) -> Hooks:
+    """The rules of ``policies`` (of the component, server or extension ``where`` names),
+    planned as function hooks; a problem's path starts with the policy and ``where``."""
+    should_register: list[HandlerPlan] = []
+    authorize: list[HandlerPlan] = []
+    for policy in checked_policies(policies, where, problems):
+        for hook, plans in (
+            (policy.should_register, should_register),
+            (policy.authorize, authorize),
+        ):
+            if hook is not None:
+                plan = _hook_plan(hook, f"policy {policy.name!r} of {where}", container, problems)
+                if plan is not None:
+                    plans.append(plan)
+    return Hooks(should_register=tuple(should_register), authorize=tuple(authorize))
+
+
+def _hook_plan(
+    hook: Callable[..., Any], where: str, container: Container, problems: list[Problem]
+) -> HandlerPlan | None:
+    plan, found = plan_function(hook, container, label=qualname(hook))
+    problems.extend(dataclasses.replace(each, path=(where, *each.path)) for each in found)
+    return None if plan is None else dataclasses.replace(plan, is_async=is_async_callable(hook))
+
+
 def function_hooks(
     declared: Any, name: str, container: Container, problems: list[Problem]
 ) -> Hooks:
-    """The ``should_register``/``authorize`` callables of a function tool, planned as a
-    class's hook methods are; a problem's path starts with the hook and the tool."""
+    """The ``policies`` and the ``should_register``/``authorize`` callables of a function
+    tool, planned as a class's are; a problem's path starts with the hook and the tool."""
     plans: dict[str, HandlerPlan | None] = dict.fromkeys(FUNCTION_HOOKS)
     for which in FUNCTION_HOOKS:
         hook: Any = getattr(declared, which)
@@ -106,11 +168,10 @@ def function_hooks(
                 )
             )
             continue
-        plan, found = plan_function(hook, container, label=qualname(hook))
-        problems.extend(dataclasses.replace(each, path=(where, *each.path)) for each in found)
-        if plan is not None:
-            plans[which] = dataclasses.replace(plan, is_async=is_async_callable(hook))
-    return Hooks(should_register=plans["should_register"], authorize=plans["authorize"])
+        plans[which] = _hook_plan(hook, where, container, problems)
+    own = Hooks(should_register=_one(plans["should_register"]), authorize=_one(plans["authorize"]))
+    policies = getattr(declared, "policies", ())
+    return own.within(policy_hooks(policies, f"tool {name!r}", container, problems))
 
 
 def contract(tp: Any, where: str, what: str, problems: list[Problem]) -> Contract[Any] | None:
@@ -171,7 +232,7 @@ def class_parts(
 ) -> Parts:
     """The parts of a component declared by a class: its hook methods, ``middleware`` and
     ``timeout`` attributes, and its constructor's plan."""
-    hooks = class_hooks(cls, container, problems)
+    hooks = class_hooks(cls, kind, name, container, problems)
     layers = own_layers(cls, kind, name, container, problems)
     timeout = timeout_of(cls, f"{cls.__qualname__}.timeout", problems)
     build, build_is_async = builder(cls, container, problems)

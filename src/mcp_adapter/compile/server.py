@@ -16,12 +16,18 @@ from typing import Any, TypeVar
 from container import Container, Problem
 from mcp_adapter.compile.lifespan import compile_lifespan
 from mcp_adapter.compile.middleware import plan_layers
-from mcp_adapter.compile.parts import checked_name, description_of, timeout_of
+from mcp_adapter.compile.parts import checked_name, description_of, policy_hooks, timeout_of
 from mcp_adapter.compile.prompts import compile_prompt
 from mcp_adapter.compile.resources import compile_resource
 from mcp_adapter.compile.tools import compile_tool
 from mcp_adapter.compile.uri_overlap import shared_uri
-from mcp_adapter.compiled.catalog import Catalog, CompiledComponent, CompiledResource, CompiledTool
+from mcp_adapter.compiled.catalog import (
+    Catalog,
+    CompiledComponent,
+    CompiledResource,
+    CompiledTool,
+    Hooks,
+)
 from mcp_adapter.compiled.handlers import Layer
 from mcp_adapter.declare.components import Prompt, Resource, Server, Tool
 from mcp_adapter.declare.naming import default_name, valid_name
@@ -39,16 +45,26 @@ def server_toolset(server: type[Server], problems: list[Problem]) -> str:
     return name if valid_name(name) else default_name(server.__name__, "Server")
 
 
-def _served(component: C, layers: tuple[Layer, ...], timeout: float | None) -> C:
-    """``component`` with the server's layers outside its own, and the server's timeout
-    when it sets none."""
-    if not layers and (timeout is None or component.timeout is not None):
-        return component
-    return dataclasses.replace(
-        component,
-        middleware=(*layers, *component.middleware),
-        timeout=component.timeout if component.timeout is not None else timeout,
-    )
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Served:
+    """What the server declares for every component: layers, timeout, policies."""
+
+    layers: tuple[Layer, ...]
+    timeout: float | None
+    hooks: Hooks
+
+    def apply(self, component: C) -> C:
+        """``component`` with the server's layers outside its own, the server's timeout
+        when it sets none, and the server's policies asked before its own rules."""
+        layers, timeout, hooks = self.layers, self.timeout, self.hooks
+        if not layers and not hooks.any and (timeout is None or component.timeout is not None):
+            return component
+        return dataclasses.replace(
+            component,
+            middleware=(*layers, *component.middleware),
+            timeout=component.timeout if component.timeout is not None else timeout,
+            hooks=component.hooks.within(hooks),
+        )
 
 
 def _overlapping(templates: list[CompiledResource], problems: list[Problem]) -> None:
@@ -116,6 +132,9 @@ def compile_server(
     where = server.__qualname__
     layers = plan_layers(tuple(server.middleware), f"server {where}", container, problems)
     timeout = timeout_of(server, f"{where}.timeout", problems)
+    served = _Served(
+        layers, timeout, policy_hooks(server.policies, f"server {where}", container, problems)
+    )
     toolset = server_toolset(server, problems)
     tools: list[CompiledTool] = []
     for cls in _classes(server, "tools", Tool, problems):
@@ -125,15 +144,15 @@ def compile_server(
         if tool is not None:
             tools.append(tool)
     tools.extend(extra_tools)
-    tools = [_served(tool, layers, timeout) for tool in tools]
+    tools = [served.apply(tool) for tool in tools]
     tool_table = _unique("tool name", tools, lambda t: t.name, problems)
     resources = [
-        _served(r, layers, timeout)
+        served.apply(r)
         for cls in _classes(server, "resources", Resource, problems)
         if (r := compile_resource(cls, container, problems)) is not None
     ]
     prompts = [
-        _served(p, layers, timeout)
+        served.apply(p)
         for cls in _classes(server, "prompts", Prompt, problems)
         if (p := compile_prompt(cls, container, problems)) is not None
     ]

@@ -36,7 +36,7 @@ from mcp_adapter.compile.parts import (
     owner_of,
     timeout_of,
 )
-from mcp_adapter.compiled.catalog import CompiledTool
+from mcp_adapter.compiled.catalog import CompiledTool, Hooks
 from mcp_adapter.compiled.handlers import HandlerPlan
 from mcp_adapter.compiled.legacy import wrap_schema
 from mcp_adapter.declare.annotations import to_protocol_annotations
@@ -243,8 +243,10 @@ def compile_function_tool(
     toolset: str = "",
     owner: type | None = None,
     middleware: Sequence[Any] = (),
+    governing: Hooks | None = None,
 ) -> CompiledTool | None:
-    """Compile one ``ToolSpec``; ``middleware`` (extensions') runs outside its own."""
+    """Compile one ``ToolSpec``; ``middleware`` (extensions') runs outside its own, and
+    the rules of ``governing`` (its extension's policies) are asked before its own."""
     before = len(problems)
     handler: Any = spec.handler
     if not callable(handler):
@@ -267,6 +269,8 @@ def compile_function_tool(
     problems.extend(found)
     output = _output(handler, label, problems)
     hooks = function_hooks(spec, name, container, problems)
+    if governing is not None:
+        hooks = hooks.within(governing)
     if len(problems) > before or plan is None or model is None:
         return None
     listing = _Listing(

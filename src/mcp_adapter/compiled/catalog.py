@@ -23,21 +23,40 @@ from schemas import Contract
 
 @dataclass(frozen=True, slots=True)
 class Hooks:
-    """Compiled visibility hooks of a component; either may be absent."""
+    """Compiled visibility rules of a component, in the order they are asked: every
+    ``should_register`` plan, then every ``authorize`` plan (policies' first, then the
+    component's own hook). A plan with a ``function`` is called directly (a policy, a
+    function tool's hook); one without is a method of the component instance."""
 
-    should_register: HandlerPlan | None = None
-    authorize: HandlerPlan | None = None
+    should_register: tuple[HandlerPlan, ...] = ()
+    authorize: tuple[HandlerPlan, ...] = ()
     any: bool = field(init=False)
-    """Whether there is a hook at all (decided once: read on every request)."""
+    """Whether there is a rule at all (decided once: read on every request)."""
     needs_request: bool = field(init=False)
+    needs_instance: bool = field(init=False)
+    """A rule is a method of the component: its instance is built to ask it."""
     sync: bool = field(init=False)
-    """There is a hook, and every hook is a sync method with only sync services."""
+    """There is a rule, and every rule is a sync callable with only sync services."""
 
     def __post_init__(self) -> None:
-        plans = [p for p in (self.should_register, self.authorize) if p is not None]
+        plans = self.plans
         object.__setattr__(self, "any", bool(plans))
         object.__setattr__(self, "needs_request", any(p.needs_request for p in plans))
+        object.__setattr__(self, "needs_instance", any(p.function is None for p in plans))
         object.__setattr__(self, "sync", bool(plans) and all(p.sync for p in plans))
+
+    @property
+    def plans(self) -> tuple[HandlerPlan, ...]:
+        return (*self.should_register, *self.authorize)
+
+    def within(self, outer: Hooks) -> Hooks:
+        """These rules asked after ``outer``'s (a server's or an extension's policies)."""
+        if not outer.any:
+            return self
+        return Hooks(
+            should_register=(*outer.should_register, *self.should_register),
+            authorize=(*outer.authorize, *self.authorize),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +97,11 @@ class CompiledComponent:
             or any(plan.needs_request for plan in layers)
         )
         object.__setattr__(self, "needs_request", needs)
-        object.__setattr__(self, "sync_hooks", self.hooks.sync and not self.build_is_async)
+        object.__setattr__(
+            self,
+            "sync_hooks",
+            self.hooks.sync and not (self.hooks.needs_instance and self.build_is_async),
+        )
         bound = (
             self.handler.sync
             and not self.build_is_async
@@ -86,7 +109,7 @@ class CompiledComponent:
             and not self.middleware  # middleware is async: it runs on the loop
         )
         object.__setattr__(self, "thread_bound", bound)
-        plans = [p for p in (self.handler, self.hooks.should_register, self.hooks.authorize) if p]
+        plans = [self.handler, *self.hooks.plans]
         plans.extend(layers)
         http = any(p.http_requests or HttpRequest in p.contexts for p in plans)
         object.__setattr__(self, "needs_http", http or HttpRequest in self.build_contexts)

@@ -15,6 +15,7 @@ from mcp.server.mcpserver import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from typing_extensions import TypeVar
 
 from mcp_adapter.declare.annotations import ToolAnnotations
+from mcp_adapter.declare.policy import Policy
 
 
 class NoContract:
@@ -40,6 +41,9 @@ class Component:
     server's and extensions'); parameters after the first two are injected."""
     timeout: ClassVar[float | None] = None
     """Seconds a call may take before it is cancelled; ``None``: ``Server.timeout``."""
+    policies: ClassVar[Sequence[Policy]] = ()
+    """Reusable rules of who sees and may use it (``Policy``), asked before its own
+    ``shouldRegister``/``authorize`` and after its server's policies."""
 
 
 class Tool(Component, Generic[InputT, OutputT]):
@@ -117,6 +121,9 @@ class Server:
     outermost; parameters after the first two are injected from the call's scope."""
     timeout: ClassVar[float | None] = None
     """Seconds any component call may take (a component's own ``timeout`` wins)."""
+    policies: ClassVar[Sequence[Policy]] = ()
+    """Rules (``Policy``) every component it serves must pass, contributed tools included,
+    asked before the component's own."""
     telemetry: ClassVar[bool] = True
     """``False``: no spans of the adapter's stages and no ``mcp.server.operation.duration``
     for this server's calls, even with a provider configured; ``MCP_ADAPTER_TELEMETRY=off``

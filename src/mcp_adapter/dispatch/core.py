@@ -143,19 +143,18 @@ class DispatchCore:
     async def visible(
         self, component: CompiledComponent, scope: Any, request: McpRequest | None
     ) -> tuple[bool, bool]:
-        """``(registered, authorized)`` for this request; hooks run with injection."""
+        """``(registered, authorized)`` for this request; hooks run with injection (the
+        instance is built only when a hook is its method)."""
         hooks = component.hooks
         if not hooks.any:
             return True, True
-        instance = await component.instance(scope)
-        if hooks.should_register is not None and not await hooks.should_register.invoke(
-            instance, scope, request
-        ):
-            return False, False
-        if hooks.authorize is not None and not await hooks.authorize.invoke(
-            instance, scope, request
-        ):
-            return True, False
+        instance = await component.instance(scope) if hooks.needs_instance else None
+        for plan in hooks.should_register:
+            if not await plan.invoke(instance, scope, request):
+                return False, False
+        for plan in hooks.authorize:
+            if not await plan.invoke(instance, scope, request):
+                return True, False
         return True, True
 
     async def _gate(

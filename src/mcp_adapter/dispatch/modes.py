@@ -157,13 +157,13 @@ def verdict(
     if not hooks.any:
         return True, True
     try:
-        instance = component.build(scope)
-        if hooks.should_register is not None and not hooks.should_register.call_sync(
-            instance, scope, request
-        ):
-            return False, False
-        if hooks.authorize is not None and not hooks.authorize.call_sync(instance, scope, request):
-            return True, False
+        instance = component.build(scope) if hooks.needs_instance else None
+        for plan in hooks.should_register:
+            if not plan.call_sync(instance, scope, request):
+                return False, False
+        for plan in hooks.authorize:
+            if not plan.call_sync(instance, scope, request):
+                return True, False
     except GeneratorExit as exc:  # see mcp_adapter.interrupts.HandlerExited
         raise HandlerExited(
             f"a visibility hook of {component.name!r} raised GeneratorExit"

@@ -15,7 +15,7 @@ from typing import Any
 
 from container import Container, Problem
 from mcp_adapter.compile.middleware import plan_layers
-from mcp_adapter.compiled.catalog import CompiledTool
+from mcp_adapter.compiled.catalog import CompiledTool, Hooks
 from mcp_adapter.declare.annotations import to_protocol_annotations
 from mcp_adapter.declare.middleware import Middleware
 from mcp_adapter.errors import problem
@@ -33,6 +33,9 @@ class Entry:
     owner: type
     toolset: str
     middleware: list[Middleware] = field(default_factory=list)
+    governing: Hooks = field(default_factory=Hooks)
+    """The contributing extension's ``policies``, planned once for all its tools (a
+    replacement keeps them)."""
 
 
 @dataclass(slots=True)
@@ -210,6 +213,10 @@ def _replace(
         # a replacement cannot drop the original's visibility hooks, only set its own
         should_register=_either(replacement.should_register, original.should_register),
         authorize=_either(replacement.authorize, original.authorize),
+        policies=(
+            *original.policies,
+            *(p for p in replacement.policies if all(p is not q for q in original.policies)),
+        ),
     )
     entry.toolset = entry.spec.toolset
     entry.owner = owner_of(replacement.handler)

@@ -8,6 +8,7 @@ from typing import Any, TypeVar, overload
 
 from mcp import types
 
+from mcp_adapter.declare.policy import Policy
 from mcp_adapter.extensions.spec import Annotations, ToolExtension, ToolSpec
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -31,6 +32,7 @@ class ToolMark:
     authorize: Callable[..., Any] | None = None
     middleware: Sequence[Any] = ()
     timeout: float | None = None
+    policies: Sequence[Policy] = ()
 
     def spec(
         self,
@@ -53,6 +55,7 @@ class ToolMark:
             authorize=None if self.authorize is None else bind(self.authorize),
             middleware=tuple(bind(layer) for layer in self.middleware),
             timeout=self.timeout,
+            policies=tuple(self.policies),
         )
 
 
@@ -101,6 +104,7 @@ def tool(
     authorize: Callable[..., Any] | None = None,
     middleware: Sequence[Callable[..., Any]] = (),
     timeout: float | None = None,
+    policies: Sequence[Policy] = (),
 ) -> Callable[[F], F]: ...
 
 
@@ -117,6 +121,7 @@ def tool(
     authorize: Callable[..., Any] | None = None,
     middleware: Sequence[Callable[..., Any]] = (),
     timeout: float | None = None,
+    policies: Sequence[Policy] = (),
 ) -> Any:
     """Mark a method of an ``McpExtension`` as a tool; ``McpExtension.tools()`` collects it.
 
@@ -131,7 +136,8 @@ def tool(
     named by writing it above the tool in the class body
     (``authorize=may_launch``): ``tools()`` gives the spec that method bound to
     the extension (a subclass's override of it, if any). Any other callable is
-    used as it is.
+    used as it is. ``policies`` are reusable rules (``Policy``) asked before those
+    hooks; the extension's own ``policies`` apply to every tool it contributes.
 
     >>> @tool(title="Add")
     ... def add(a: int, b: int) -> int:
@@ -153,6 +159,7 @@ def tool(
         authorize=authorize,
         middleware=tuple(middleware),
         timeout=timeout,
+        policies=tuple(policies),
     )
 
     def decorate(function: F) -> F:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, ClassVar
 
 from mcp_adapter.declare.naming import default_name
+from mcp_adapter.declare.policy import Policy
 from mcp_adapter.extensions.decorator import MIDDLEWARE_MARK, TOOL_MARK, MiddlewareMark, ToolMark
 from mcp_adapter.extensions.manifest import PluginManifest
 from mcp_adapter.extensions.spec import ToolExtension, ToolSpec
@@ -24,13 +26,32 @@ class McpExtension:
     not contribute them twice).
     """
 
+    policies: ClassVar[Sequence[Policy]] = ()
+    """Rules (``Policy``) every tool it contributes must pass, asked before the tool's
+    own; the platform applies them to every ``ToolSpec`` it gets from ``tools()``."""
+
     def manifest(self) -> PluginManifest:
         """Name and version; by default the class name without ``Extension``, kebab-case."""
         return PluginManifest(name=default_name(type(self).__name__, "Extension"))
 
     def tools(self) -> list[ToolSpec]:
         marked = self._marked(TOOL_MARK, ToolMark)
-        return [mark.spec(bound, attribute, self._bind) for attribute, mark, bound in marked]
+        specs = [mark.spec(bound, attribute, self._bind) for attribute, mark, bound in marked]
+        return [self.governed(spec) for spec in specs]
+
+    def governed(self, spec: ToolSpec) -> ToolSpec:
+        """``spec`` with this extension's ``policies`` before its own (each once): what
+        the platform serves of every spec the extension contributes, and what ``tools()``
+        gives ``put_on_server``."""
+        own: object = type(self).policies
+        if not own or not isinstance(own, tuple | list):
+            return spec  # not a sequence of policies: the platform reports it
+        missing = tuple(
+            p for p in own if isinstance(p, Policy) and all(p is not q for q in spec.policies)
+        )
+        if not missing:
+            return spec
+        return dataclasses.replace(spec, policies=(*missing, *spec.policies))
 
     def tool_extensions(self) -> list[ToolExtension]:
         return self._decorated_extensions()

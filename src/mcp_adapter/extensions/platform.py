@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, Final, Literal, overload
 
 from container import Container, Problem
-from mcp_adapter.compile.parts import declared_name, owner_of
+from mcp_adapter.compile.parts import declared_name, owner_of, policy_hooks
 from mcp_adapter.compile.server import compile_server
 from mcp_adapter.compile.tools import compile_function_tool
 from mcp_adapter.compiled.catalog import Catalog, CompiledTool
@@ -118,7 +118,7 @@ class Platform:
         """
         declaration = server or self.server or self._declaration()
         problems: list[Problem] = []
-        tools = self._entries(problems)
+        tools = self._entries(container, problems)
         class_tools = {
             str(declared_name(cls, "Tool")) for cls in declaration.tools if isinstance(cls, type)
         }
@@ -146,6 +146,7 @@ class Platform:
                 toolset=entry.toolset,
                 owner=entry.owner,
                 middleware=entry.middleware,
+                governing=entry.governing,
             )
             if tool is not None:
                 compiled.append(tool)
@@ -169,8 +170,17 @@ class Platform:
             raise CompileError(_name(declaration), problems)
         return dataclasses.replace(catalog, rebuild=lambda again: self.compile(again, server))
 
-    def _entries(self, problems: list[Problem]) -> dict[str, amend.Entry]:
+    def _entries(self, container: Container, problems: list[Problem]) -> dict[str, amend.Entry]:
         tools: dict[str, amend.Entry] = {}
+        governing = {
+            id(extension): policy_hooks(
+                type(extension).policies,
+                f"extension {extension.manifest().name}",
+                container,
+                problems,
+            )
+            for extension in self._extensions
+        }
         for contribution in self.get_contributions(TOOLS):
             spec: Any = contribution.value
             plugin = contribution.plugin
@@ -192,10 +202,11 @@ class Platform:
                 )
                 continue
             tools[spec.name] = amend.Entry(
-                spec=spec,
+                spec=_ungoverned(spec, contribution.extension),
                 plugin=plugin,
                 owner=type(contribution.extension),
                 toolset=spec.toolset or plugin.name,
+                governing=governing[id(contribution.extension)],
             )
         return tools
 
@@ -205,6 +216,16 @@ class Platform:
             (Server,),
             {"name": self.name, "version": self.version, "__module__": __name__},
         )
+
+
+def _ungoverned(spec: ToolSpec, extension: McpExtension) -> ToolSpec:
+    """``spec`` without its extension's own policies (``tools()`` puts them on its specs
+    for ``put_on_server``): the platform plans those once for the extension."""
+    own = type(extension).policies
+    if not isinstance(own, tuple | list) or not spec.policies:
+        return spec
+    kept = tuple(p for p in spec.policies if all(p is not q for q in own))
+    return spec if len(kept) == len(spec.policies) else dataclasses.replace(spec, policies=kept)
 
 
 def _name(declaration: type[Server]) -> str:

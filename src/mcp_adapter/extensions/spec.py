@@ -11,6 +11,7 @@ from mcp import types
 
 from mcp_adapter.declare.annotations import ToolAnnotations
 from mcp_adapter.declare.middleware import Middleware
+from mcp_adapter.declare.policy import Policy
 
 Annotations = ToolAnnotations | types.ToolAnnotations
 """Either spelling of tool annotations; the protocol model is what goes on the wire."""
@@ -55,6 +56,9 @@ class ToolSpec:
     """Its own layers around the handler (inside the server's and extensions')."""
     timeout: float | None = None
     """Seconds a call may take before it is cancelled; ``None``: the server's."""
+    policies: Sequence[Policy] = ()
+    """Reusable rules of who sees and may use it (``Policy``), asked before its own
+    ``should_register``/``authorize`` (and after its server's and extension's)."""
 
 
 @dataclass(frozen=True, slots=True)
