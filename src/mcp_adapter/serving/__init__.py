@@ -1,5 +1,6 @@
 """Serving a catalog for real: the SDK's low-level server over stdio and streamable HTTP
-(ASGI), with bearer auth, limits, sessions, resumable streams and toolsets."""
+(ASGI), with bearer auth and its token verifiers (JWT, introspection), limits, sessions,
+resumable streams and toolsets."""
 
 from mcp_adapter.serving.auth import BearerAuth
 from mcp_adapter.serving.events import (
@@ -13,6 +14,8 @@ from mcp_adapter.serving.events import (
 )
 from mcp_adapter.serving.host_security import default_transport_security
 from mcp_adapter.serving.http import http_app, mcp_lifespan, run_mcp_apps
+from mcp_adapter.serving.introspection import IntrospectionVerifier
+from mcp_adapter.serving.jwt_verifier import JwtVerifier
 from mcp_adapter.serving.lifespan import serve_lifespan
 from mcp_adapter.serving.limits import HttpLimits
 from mcp_adapter.serving.local_identity import os_user
@@ -28,6 +31,8 @@ __all__ = [
     "EventLog",
     "InMemoryEventLog",
     "HttpLimits",
+    "IntrospectionVerifier",
+    "JwtVerifier",
     "InMemoryEventStore",
     "NotServableError",
     "Resumability",
