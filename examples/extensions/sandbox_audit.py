@@ -63,11 +63,11 @@ async def main() -> None:
     audit = SandboxAudit()
     catalog = Platform([Sandboxes(), audit]).compile(Container())
     client = McpTestClient(Container(), catalog)
-    [entry] = (await client.list_tools()).result["tools"]  # type: ignore[index]
+    [entry] = ((await client.list_tools()).assertOk().result or {})["tools"]
     print("description:", entry["description"])
     print("meta:", entry["_meta"])
     ok = await client.tool("launch_sandbox", {"sandbox_name": "demo"})
-    print("eval:", ok.result["structuredContent"])  # type: ignore[index]
+    print("eval:", ok.structured)
     refused = await client.tool("launch_sandbox", {"sandbox_name": "live", "variant": "prod"})
     print("prod:", refused.texts)
     print("audit log:", audit.log)

@@ -19,7 +19,7 @@ class SandboxHost:
     def __init__(self) -> None:
         self.running: list[str] = []
 
-    async def launch(self, sandbox_name: str, variant: str) -> dict:
+    async def launch(self, sandbox_name: str, variant: str) -> dict[str, str]:
         self.running.append(sandbox_name)
         return {"sandbox": sandbox_name, "variant": variant, "status": "running"}
 
@@ -27,7 +27,7 @@ class SandboxHost:
 HOST = SandboxHost()
 
 
-async def launch(sandbox_name: str, variant: str) -> dict:
+async def launch(sandbox_name: str, variant: str) -> dict[str, str]:
     return await HOST.launch(sandbox_name, variant)
 
 
@@ -36,7 +36,7 @@ class Sandboxes(McpExtension):
         return PluginManifest(name="sandboxes", version="1.0.0")
 
     @tool(title="Launch Sandbox")
-    async def launch_sandbox(self, sandbox_name: str, variant: str = "eval") -> dict:
+    async def launch_sandbox(self, sandbox_name: str, variant: str = "eval") -> dict[str, str]:
         """Launch a sandbox for this session to run code in."""
         return await launch(sandbox_name, variant)
 

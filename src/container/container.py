@@ -318,6 +318,10 @@ class Container:
             build = self.builder(key)
         return build(self._root)
 
+    @overload
+    async def aget(self, key: type[T]) -> T: ...
+    @overload
+    async def aget(self, key: Any) -> Any: ...
     async def aget(self, key: Any) -> Any:
         return await self.async_builder(key)(self._root)
 
