@@ -34,7 +34,7 @@ class CompiledLifespan:
 
     async def open(self, container: Container) -> AbstractAsyncContextManager[None]:
         """The lifespan's context manager, its ``self`` and services resolved from ``container``."""
-        instance = await container.aget(self.server)
+        instance: object = await container.aget(self.server)
         kwargs = {name: await container.aget(key) for name, key in self.services}
         method: Callable[..., Any] = getattr(instance, LIFESPAN)
         if self.generator:
