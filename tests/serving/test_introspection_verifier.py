@@ -192,19 +192,28 @@ async def test_an_endpoint_that_is_down_means_401() -> None:
     assert await verify(check, "token") is None
 
 
-async def test_a_flood_of_tokens_keeps_few_requests_in_flight(server: AuthServer) -> None:
-    check = verifier(server, "/introspect?slow=1", max_concurrent=2, timeout=2)
-    results: list[Any] = []
+async def test_a_flood_of_tokens_keeps_few_requests_in_flight() -> None:
+    with auth_server() as own:  # its own endpoint: no request of another test is held there
+        check = verifier(own, "/introspect?slow=1", max_concurrent=2, timeout=BOUND)
+        tokens = [own.new_token(sub=f"user-{number}") for number in range(10)]
+        results: list[Any] = []
 
-    async def one(number: int) -> None:
-        results.append(await verify(check, server.new_token(sub=f"user-{number}")))
+        async def one(token: str) -> None:
+            results.append(await verify(check, token))
 
-    async with anyio.create_task_group() as tasks:
-        for number in range(10):
-            tasks.start_soon(one, number)
-    assert results == [None] * 10
-    assert server.most_in_flight == 2  # two places, both taken until the time ran out
-    assert len(server.introspections) == 2
+        async with anyio.create_task_group() as tasks:
+            for token in tokens:
+                tasks.start_soon(one, token)
+            with anyio.fail_after(BOUND):
+                while own.in_flight < 2:
+                    await anyio.sleep(0.01)
+            await anyio.sleep(0.5)  # room for a request beyond the two places to arrive
+            assert (own.in_flight, len(own.introspections)) == (2, 2)
+            own.release.set()  # the endpoint answers: the others go through, two at a time
+    assert len(results) == 10
+    assert None not in results
+    assert own.most_in_flight == 2
+    assert len(own.introspections) == 10
 
 
 async def test_a_huge_token_is_refused_without_asking(server: AuthServer) -> None:

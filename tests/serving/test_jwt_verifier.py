@@ -5,6 +5,8 @@ path through ``http_app(auth=BearerAuth(...))`` with the SDK's client."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -339,3 +341,11 @@ async def test_end_to_end_with_the_resource_validated(
     )
     assert who is not None
     assert who["subject"] == "ada"
+
+
+def test_importing_the_package_does_not_import_pyjwt() -> None:
+    code = "import sys, mcp_adapter, mcp_adapter.serving; print('jwt' in sys.modules)"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == "False"

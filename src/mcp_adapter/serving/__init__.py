@@ -2,6 +2,8 @@
 (ASGI), with bearer auth and its token verifiers (JWT, introspection), limits, sessions,
 resumable streams and toolsets."""
 
+from typing import TYPE_CHECKING, Any
+
 from mcp_adapter.serving.auth import BearerAuth
 from mcp_adapter.serving.events import (
     EventLog,
@@ -14,8 +16,6 @@ from mcp_adapter.serving.events import (
 )
 from mcp_adapter.serving.host_security import default_transport_security
 from mcp_adapter.serving.http import http_app, mcp_lifespan, run_mcp_apps
-from mcp_adapter.serving.introspection import IntrospectionVerifier
-from mcp_adapter.serving.jwt_verifier import JwtVerifier
 from mcp_adapter.serving.lifespan import serve_lifespan
 from mcp_adapter.serving.limits import HttpLimits
 from mcp_adapter.serving.local_identity import os_user
@@ -23,6 +23,29 @@ from mcp_adapter.serving.servable import Compilable, NotServableError, Servable,
 from mcp_adapter.serving.stdio import run_stdio, serve_stdio
 from mcp_adapter.serving.toolsets import TOOLSETS_HEADER
 from mcp_adapter.serving.uvicorn_config import uvicorn_config
+
+if TYPE_CHECKING:
+    from mcp_adapter.serving.introspection import IntrospectionVerifier
+    from mcp_adapter.serving.jwt_verifier import JwtVerifier
+
+_ON_FIRST_USE = {
+    "IntrospectionVerifier": "mcp_adapter.serving.introspection",
+    "JwtVerifier": "mcp_adapter.serving.jwt_verifier",
+}
+"""Imported when first asked for: pyjwt and its X.509 support cost every process that
+serves without them a share of its start-up."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _ON_FIRST_USE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "TOOLSETS_HEADER",
