@@ -1,27 +1,14 @@
 """The container benchmark: a scoped 5-node graph and a bare transient, side by side.
 
-Graph (same classes for every contender)::
-
-    A(b: B, c: C)      scoped
-    B(d: D)            scoped
-    C(d: D, e: E)      scoped
-    D()                singleton
-    E()                scoped
-
-Scenario ``scoped``: open a scope, resolve ``A`` (which builds A, B, C, E and
-reuses the singleton D), close the scope. Scenario ``transient``: resolve a
-class with no dependencies and a transient lifetime, from a scope that is
-already open.
-
-The floor is the same work written by hand: ``A(B(D), C(D, E()))`` with D a
-prebuilt module-level singleton, and ``Token()``.
+The workload (the graph, the transient, the hand-written floors and this
+container's rows) is :mod:`benchmarks.container_workload`; this module adds the
+other containers and the targets.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 import dishka
@@ -29,73 +16,29 @@ import diwire
 import wireup
 from dependency_injector import containers, providers
 
+from benchmarks.container_workload import (
+    OURS,
+    SCOPED,
+    TRANSIENT,
+    A,
+    B,
+    C,
+    Contender,
+    D,
+    E,
+    Token,
+    hand_written,
+    lazy,
+    ours,
+    ours_root_transient,
+    scoped_floors,
+    transient_floors,
+)
 from benchmarks.harness import Case, ratio
 from benchmarks.suite import RunOptions, Suite, Table, Target, row
 from container import Container
 
-SCOPED = "scoped"
-TRANSIENT = "transient"
-
-
-class D:
-    pass
-
-
-class E:
-    pass
-
-
-class B:
-    def __init__(self, d: D) -> None:
-        self.d = d
-
-
-class C:
-    def __init__(self, d: D, e: E) -> None:
-        self.d = d
-        self.e = e
-
-
-class A:
-    def __init__(self, b: B, c: C) -> None:
-        self.b = b
-        self.c = c
-
-
-class Token:
-    pass
-
-
-# -- the floor: hand-written constructors ------------------------------------------
-
-D_SINGLETON = D()
-
-
-def hand_written() -> A:
-    return A(B(D_SINGLETON), C(D_SINGLETON, E()))
-
-
-async def hand_written_async() -> A:
-    return A(B(D_SINGLETON), C(D_SINGLETON, E()))
-
-
-async def token_async() -> Token:
-    return Token()
-
-
 # -- the contenders, each wired the way its documentation shows ------------------------
-
-
-def ours() -> Container:
-    container = Container()
-    container.singleton(D)
-    container.scoped(E)
-    container.scoped(B)
-    container.scoped(C)
-    container.scoped(A)
-    container.transient(Token)
-    container.validate()
-    return container
 
 
 def dishka_provider() -> dishka.Provider:
@@ -178,74 +121,7 @@ class DIContainer(containers.DeclarativeContainer):
 # -- cases ---------------------------------------------------------------------------
 
 
-def _names(**names: Any) -> Callable[[], Mapping[str, Any]]:
-    return lambda: names
-
-
-def _lazy(**factories: Callable[[], Any]) -> Callable[[], Mapping[str, Any]]:
-    """Setup that builds each named object when the harness asks (one per case)."""
-    return lambda: {name: make() for name, make in factories.items()}
-
-
-@dataclass(frozen=True)
-class _Contender:
-    """A container with a sync and an async flavour, entered and resolved the same way."""
-
-    label: str
-    """Row label before the flavour, e.g. ``"dishka"``."""
-    lib: str
-    """Tag prefix: rows are tagged ``<lib>-sync`` / ``<lib>-async``."""
-    flavour: str
-    """What the flavour names: ``"scope"`` or ``"container"``."""
-    make: Callable[[bool], Callable[[], Any]]
-    """The factory of the sync (False) or async (True) container."""
-    enter: str
-    """The method that opens a scope (``__call__`` for calling the container)."""
-    name: str = "scope"
-    """The name the opened scope is bound to in the statement."""
-    aget: str = "get"
-    """The method an async scope resolves with."""
-    sget: str = "get"
-    """The method a sync scope resolves with."""
-    enter_with: Mapping[str, Any] = field(default_factory=dict)
-    """Arguments of ``enter``: the name in the statement -> its value (bound by setup)."""
-
-    def row(self, is_async: bool) -> tuple[str, str]:
-        mode = "async" if is_async else "sync"
-        return f"{self.label} ({mode} {self.flavour})", f"{self.lib}-{mode}"
-
-    def get(self, is_async: bool, key: str, name: str) -> str:
-        """The statement that resolves ``key`` from the scope bound to ``name``."""
-        return f"await {name}.{self.aget}({key})" if is_async else f"{name}.{self.sget}({key})"
-
-    def scoped(self, is_async: bool) -> Case:
-        """Scenario ``scoped``: enter a scope, resolve ``A``, exit."""
-        name, tag = self.row(is_async)
-        args = ", ".join(self.enter_with)
-        opened = (
-            f"container({args})" if self.enter == "__call__" else f"container.{self.enter}({args})"
-        )
-        stmt = f"""
-            {"async " if is_async else ""}with {opened} as {self.name}:
-                {self.get(is_async, "A", self.name)}
-            """
-        make = self.make(is_async)
-        bound = {name: (lambda value=value: value) for name, value in self.enter_with.items()}
-        setup = _lazy(container=make, A=lambda: A, **bound)
-        return Case(SCOPED, name, stmt, setup, is_async=is_async, tag=tag)
-
-    def transient(self, is_async: bool, note: str = "") -> Case:
-        """Scenario ``transient``: resolve ``Token`` from a scope opened at setup."""
-        name, tag = self.row(is_async)
-        opened = _open_async_setup if is_async else _open_sync_setup
-        # binds the open scope to `scope`
-        setup = opened(self.make(is_async), self.enter, tuple(self.enter_with.values()))
-        stmt = self.get(is_async, "Token", "scope")
-        return Case(TRANSIENT, name, stmt, setup, is_async=is_async, note=note, tag=tag)
-
-
-OURS = _Contender("this container", "ours", "scope", lambda _is_async: ours, "scope", aget="aget")
-DISHKA = _Contender(
+DISHKA = Contender(
     "dishka",
     "dishka",
     "container",
@@ -253,14 +129,14 @@ DISHKA = _Contender(
     "__call__",
     name="request",
 )
-WIREUP = _Contender(
+WIREUP = Contender(
     "wireup",
     "wireup",
     "container",
     lambda is_async: wireup_async if is_async else wireup_sync,
     "enter_scope",
 )
-DIWIRE = _Contender(
+DIWIRE = Contender(
     "diwire",
     "diwire",
     "scope",
@@ -273,59 +149,16 @@ DIWIRE = _Contender(
 CONTENDERS = (OURS, DISHKA, WIREUP, DIWIRE)
 
 
-async def _open_async(
-    factory: Callable[[], Any], enter: str, args: tuple[Any, ...]
-) -> Mapping[str, Any]:
-    """An async scope entered as ``async with`` does, left open for the timed loop."""
-    opened = getattr(factory(), enter)(*args)
-    return {"scope": await opened.__aenter__(), "Token": Token}
-
-
-def _open_async_setup(
-    factory: Callable[[], Any], enter: str, args: tuple[Any, ...] = ()
-) -> Callable[[], Awaitable[Mapping[str, Any]]]:
-    return lambda: _open_async(factory, enter, args)
-
-
-def _open_sync_setup(
-    factory: Callable[[], Any], enter: str, args: tuple[Any, ...] = ()
-) -> Callable[[], Mapping[str, Any]]:
-    """A sync scope entered as ``with`` does, left open for the timed loop."""
-
-    def setup() -> Mapping[str, Any]:
-        opened = getattr(factory(), enter)(*args)
-        return {"scope": opened.__enter__(), "Token": Token}
-
-    return setup
-
-
 def _scoped_cases() -> list[Case]:
     s = SCOPED
     return [
-        Case(
-            s,
-            "hand-written (floor)",
-            "A(B(D_SINGLETON), C(D_SINGLETON, E()))",
-            _names(A=A, B=B, C=C, E=E, D_SINGLETON=D_SINGLETON),
-            anchor=True,
-            tag="floor",
-            note="constructors called by hand; D prebuilt",
-        ),
-        Case(
-            s,
-            "hand-written, awaited",
-            "await build()",
-            _names(build=hand_written_async),
-            is_async=True,
-            tag="floor-async",
-            note="the floor inside one `async def`: the least an awaited resolve costs",
-        ),
+        *scoped_floors(),
         *(c.scoped(is_async) for c in CONTENDERS for is_async in (False, True)),
         Case(
             s,
             "dependency-injector",
             "container.a()",
-            _lazy(container=DIContainer),
+            lazy(container=DIContainer),
             tag="di",
             note="no request scope: Factory per object, no scope enter/exit",
         ),
@@ -335,31 +168,9 @@ def _scoped_cases() -> list[Case]:
 def _transient_cases() -> list[Case]:
     t = TRANSIENT
     return [
-        Case(
-            t,
-            "hand-written (floor)",
-            "Token()",
-            _names(Token=Token),
-            anchor=True,
-            tag="floor",
-        ),
-        Case(
-            t,
-            "hand-written, awaited",
-            "await make()",
-            _names(make=token_async),
-            is_async=True,
-            tag="floor-async",
-            note="`Token()` inside one `async def`",
-        ),
+        *transient_floors(),
         OURS.transient(False),
-        Case(
-            t,
-            "this container (root, no scope)",
-            "container.get(Token)",
-            _lazy(container=ours, Token=lambda: Token),
-            tag="ours-root",
-        ),
+        ours_root_transient(),
         OURS.transient(True),
         DISHKA.transient(False, note="`cache=False` in Scope.REQUEST"),
         DISHKA.transient(True),
@@ -371,7 +182,7 @@ def _transient_cases() -> list[Case]:
             t,
             "dependency-injector",
             "container.token()",
-            _lazy(container=DIContainer),
+            lazy(container=DIContainer),
             tag="di",
             note="providers.Factory",
         ),
