@@ -71,14 +71,14 @@ class PinnedVenv:
             progress(f"creating {self.directory} with uv venv")
             base = getattr(sys, "_base_executable", sys.executable)
             subprocess.run(
-                [*_uv(), "venv", "--quiet", "--python", base, str(self.path)],
+                [*uv_command(), "venv", "--quiet", "--python", base, str(self.path)],
                 check=True,
                 cwd=ROOT,
             )
         wanted = self.pins()
         progress(f"installing {' '.join(wanted)} into {self.directory}")
         subprocess.run(
-            [*_uv(), "pip", "install", "--quiet", "--python", str(self.python), *wanted],
+            [*uv_command(), "pip", "install", "--quiet", "--python", str(self.python), *wanted],
             check=True,
             cwd=ROOT,
             timeout=self.install_timeout,
@@ -95,6 +95,6 @@ class PinnedVenv:
         return env
 
 
-def _uv() -> list[str]:
+def uv_command() -> list[str]:
     found = os.environ.get("UV") or shutil.which("uv")
     return [found] if found else [sys.executable, "-m", "uv"]

@@ -1,0 +1,126 @@
+"""The rows the instruction counts measure: the timed suites' own cases, chosen by key.
+
+A row's key is ``scenario/tag`` of the timed suites (``modern/ours-constructor``,
+``scoped/ours-sync``, ...), so a count and a wall-clock ratio of the same key
+measure the same statement with the same setup. Every scenario has its floor
+(tag ``floor``), counted the same way, and each row's ratio is to it.
+
+Left out on purpose: the sync ``handle()`` row, whose call runs on a worker
+thread (the thread's start and hand-off are scheduled by the kernel, so its
+count is not repeatable), and the other libraries' rows (counting them would
+import dishka, wireup, FastMCP, ... into a process whose only job is this
+project's counts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from benchmarks.harness import Case
+
+MCP_SCENARIOS = ("modern", "legacy")
+MCP_TAGS = (
+    "floor",
+    "ours-constructor",
+    "ours-handle",
+    "ours-handle-layer",
+    "ours-function",
+    "ours-function-layer",
+    "resolve",
+)
+HANDLER_TAGS = ("floor", "ours-constructor", "ours-handle")
+SCOPED_TAGS = ("floor", "floor-async", "ours-sync", "ours-async")
+TRANSIENT_TAGS = ("floor", "floor-async", "ours-sync", "ours-async", "ours-root")
+
+SCENARIOS: dict[str, str] = {
+    "modern": "2026-07-28, direct dispatch, through mcp.Client: instructions per call",
+    "legacy": "2025-11-25, JSON-RPC over memory streams, through mcp.Client: instructions per call",
+    "handler": "The tools/call handler alone, awaited directly: instructions per call",
+    "scoped": "Scope enter + resolve a 5-node graph + scope exit: instructions per resolution",
+    "transient": "Resolve a transient with no dependencies (scope already open): "
+    "instructions per resolution",
+}
+"""Scenario key -> its heading, in table order (the same keys as the timed suites)."""
+
+CALL_SCENARIOS = (*MCP_SCENARIOS, "handler")
+"""Scenarios whose statement is one ``tools/call``: counted per call."""
+RESOLVE_SCENARIOS = ("scoped", "transient")
+"""Scenarios whose statement is one resolution: counted per resolution."""
+
+ALL: tuple[str, ...] = (
+    *(f"{scenario}/{tag}" for scenario in MCP_SCENARIOS for tag in MCP_TAGS),
+    *(f"handler/{tag}" for tag in HANDLER_TAGS),
+    *(f"scoped/{tag}" for tag in SCOPED_TAGS),
+    *(f"transient/{tag}" for tag in TRANSIENT_TAGS),
+)
+"""Every row, in the order the table prints them."""
+
+BUDGET: tuple[str, ...] = (
+    "modern/ours-constructor",
+    "modern/ours-function",
+    "modern/ours-handle-layer",
+    "scoped/ours-sync",
+    "scoped/ours-async",
+)
+"""The rows the test budget holds to the committed baseline."""
+
+
+def scenario_of(key: str) -> str:
+    return key.split("/", 1)[0]
+
+
+def floor_of(key: str) -> str:
+    """The key of the floor ``key`` is divided by."""
+    return f"{scenario_of(key)}/floor"
+
+
+def with_floors(keys: Sequence[str]) -> list[str]:
+    """``keys`` plus the floor of each scenario they touch, in :data:`ALL`'s order."""
+    wanted = set(keys) | {floor_of(key) for key in keys}
+    unknown = wanted - set(ALL)
+    if unknown:
+        raise ValueError(f"unknown row(s) {', '.join(sorted(unknown))}; rows: {', '.join(ALL)}")
+    return [key for key in ALL if key in wanted]
+
+
+def per_call(key: str) -> bool:
+    return scenario_of(key) in CALL_SCENARIOS
+
+
+@dataclass(frozen=True)
+class Row:
+    key: str
+    case: Case
+
+
+def _mcp_cases() -> list[Case]:
+    from benchmarks import mcp_call_suite
+
+    return mcp_call_suite.cases()
+
+
+def _container_cases() -> list[Case]:
+    from benchmarks import container_workload as work
+
+    return [
+        *work.scoped_floors(),
+        work.OURS.scoped(False),
+        work.OURS.scoped(True),
+        *work.transient_floors(),
+        work.OURS.transient(False),
+        work.OURS.transient(True),
+        work.ours_root_transient(),
+    ]
+
+
+def rows(keys: Sequence[str]) -> list[Row]:
+    """The cases of ``keys``, imported only for the scenarios asked for."""
+    makers: list[Callable[[], list[Case]]] = []
+    scenarios = {scenario_of(key) for key in keys}
+    if scenarios & set(CALL_SCENARIOS):
+        makers.append(_mcp_cases)
+    if scenarios & set(RESOLVE_SCENARIOS):
+        makers.append(_container_cases)
+    by_key = {f"{case.scenario}/{case.tag}": case for make in makers for case in make()}
+    return [Row(key, by_key[key]) for key in keys]

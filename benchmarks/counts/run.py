@@ -1,0 +1,243 @@
+"""Count rows: start the worker under callgrind, read its dumps back, per operation.
+
+Each scenario runs in a process of its own (at most two at once), so a row's
+count depends only on the rows of its own scenario that run before it, never on
+which other scenarios were asked for. Every row is counted twice in its process:
+an empty loop (zero iterations: the loop's own entry and exit, the client
+requests) and a loop of ``loops`` iterations; the row's figure is the
+difference divided by ``loops``.
+
+The process runs with :data:`STEADY` in its environment: string hashing
+seeded, and the C library's allocator in place of CPython's own, with a
+per-thread cache deep enough that a loop's frees and allocations take the same
+path whatever the heap looked like when it started (CPython's allocator keeps
+its arenas sorted by free space, so how many instructions a free takes depends
+on the whole heap; with it a row moved by up to 0.6% between two runs of the
+same code, with this by less than 0.1%).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+from benchmarks.counts.rows import floor_of, scenario_of, with_floors
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+"""The checkout whose ``benchmarks`` package runs (the workloads and the worker)."""
+
+STEADY: Mapping[str, str] = {
+    "PYTHONHASHSEED": "0",
+    "PYTHONMALLOC": "malloc",
+    "GLIBC_TUNABLES": "glibc.malloc.tcache_count=65535:glibc.malloc.mxfast=0",
+}
+"""The worker's environment: what makes a count repeat from one run to the next."""
+
+DISTRIBUTIONS = ("mcp", "mcp-types", "pydantic", "pydantic-core", "anyio")
+"""Distributions whose versions change what a row executes besides this project."""
+
+_TRIGGER = re.compile(r"^desc: Trigger: Client Request: (.*)$", re.MULTILINE)
+_SUMMARY = re.compile(r"^summary: (\d+)$", re.MULTILINE)
+
+
+class CountError(RuntimeError):
+    """Counting could not run (no valgrind, a worker that failed)."""
+
+
+@dataclass(frozen=True)
+class Loops:
+    """How many iterations a row's counted loop runs."""
+
+    calls: int = 100
+    """A ``tools/call`` through ``mcp.Client`` (about a million instructions each)."""
+    handler_calls: int = 1000
+    """The ``tools/call`` handler awaited alone (some tens of thousands)."""
+    resolves: int = 2000
+    """A scope and a graph, or a transient (some thousands)."""
+
+    def of(self, key: str) -> int:
+        scenario = scenario_of(key)
+        if scenario == "handler":
+            return self.handler_calls
+        if scenario in ("scoped", "transient"):
+            return self.resolves
+        return self.calls
+
+
+@dataclass(frozen=True)
+class Count:
+    key: str
+    loops: int
+    instructions: int
+    """Instructions of the ``loops`` iterations (the empty loop's already subtracted)."""
+
+    @property
+    def per_op(self) -> float:
+        return self.instructions / self.loops
+
+
+@dataclass(frozen=True)
+class Counts:
+    rows: Mapping[str, Count]
+    versions: Mapping[str, str] = field(default_factory=dict)
+    names: Mapping[str, str] = field(default_factory=dict)
+    """Row key -> the label the timed suites give it."""
+
+    def per_op(self, key: str) -> float:
+        return self.rows[key].per_op
+
+    def ratio(self, key: str) -> float:
+        """``key`` over its scenario's floor, both counted the same way."""
+        return self.per_op(key) / self.per_op(floor_of(key))
+
+
+def versions() -> dict[str, str]:
+    """What, besides this project's code, decides how many instructions a row runs."""
+    found = {
+        "python": platform.python_version(),
+        "implementation": sys.implementation.name,
+        "libc": " ".join(platform.libc_ver()),
+    }
+    for name in DISTRIBUTIONS:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = "absent"
+    return found
+
+
+def valgrind() -> str | None:
+    """The ``valgrind`` command, or ``None`` when it is not installed."""
+    return shutil.which("valgrind")
+
+
+def valgrind_version(command: str) -> str:
+    done = subprocess.run([command, "--version"], capture_output=True, text=True, check=True)
+    return done.stdout.strip().removeprefix("valgrind-")
+
+
+def label(key: str, loops: int) -> str:
+    """The name a region's dump carries: its row and loop count."""
+    return f"count {key} x{loops}"
+
+
+def read_dumps(directory: Path) -> dict[str, int]:
+    """Instructions per region label, from callgrind's dump files in ``directory``."""
+    found: dict[str, int] = {}
+    for path in sorted(directory.glob("callgrind.out.*")):
+        text = path.read_text(errors="replace")
+        trigger, summary = _TRIGGER.search(text), _SUMMARY.search(text)
+        if trigger is not None and summary is not None:
+            found[trigger.group(1)] = int(summary.group(1))
+    return found
+
+
+def _environment(code: Path) -> dict[str, str]:
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("VIRTUAL_ENV", "PYTHONHOME", "PYTHONPATH", "UV_PROJECT_ENVIRONMENT")
+        and not name.startswith("PYTHON")
+    }
+    env.update(STEADY)
+    env["PYTHONPATH"] = str(code)
+    return env
+
+
+_Group = tuple[dict[str, int], dict[str, str], dict[str, str]]
+"""One worker's result: instructions per region label, versions, row names."""
+
+
+def _count_group(
+    command: str, python: Path, code: Path, regions: Sequence[tuple[str, int]]
+) -> _Group:
+    with tempfile.TemporaryDirectory(prefix="counts-") as scratch:
+        out = Path(scratch)
+        argv = [
+            command,
+            "--tool=callgrind",
+            "--instr-atstart=no",
+            f"--callgrind-out-file={out}/callgrind.out.%p",
+            str(python),
+            "-m",
+            "benchmarks.counts.worker",
+            "--regions",
+            ",".join(f"{key}:{loops}" for key, loops in regions),
+            "--out",
+            str(out / "versions.json"),
+        ]
+        done = subprocess.run(
+            argv, cwd=code, env=_environment(code), capture_output=True, text=True, check=False
+        )
+        if done.returncode != 0:
+            raise CountError(
+                f"the counting worker failed ({done.returncode}):\n{done.stderr[-4000:]}"
+            )
+        written = json.loads((out / "versions.json").read_text())
+        return read_dumps(out), written["versions"], written["names"]
+
+
+def count(
+    keys: Sequence[str],
+    loops: Loops | None = None,
+    *,
+    python: Path | None = None,
+    code: Path = ROOT,
+    progress: Callable[[str], None] = lambda _message: None,
+) -> Counts:
+    """Count ``keys`` (and their floors) with ``python``'s environment.
+
+    ``python`` is the interpreter of the environment under test (its ``src/``
+    and its locked dependencies; default: this one); ``code`` is the checkout
+    whose ``benchmarks`` package provides the worker and the workloads (this
+    one), so two commits compared are counted by the same code.
+    """
+    command = valgrind()
+    if command is None:
+        raise CountError(
+            "valgrind is not installed (Debian: apt-get install valgrind); "
+            "instruction counts run the rows under callgrind"
+        )
+    loops = loops or Loops()
+    interpreter = python or Path(sys.executable)
+    wanted = with_floors(keys)
+    groups: dict[str, list[tuple[str, int]]] = {}
+    for key in wanted:
+        groups.setdefault(scenario_of(key), []).extend([(key, 0), (key, loops.of(key))])
+    progress(
+        f"counting {len(wanted)} rows in {len(groups)} processes under callgrind "
+        f"({', '.join(groups)})"
+    )
+
+    def run(regions: Sequence[tuple[str, int]]) -> _Group:
+        return _count_group(command, interpreter, code, regions)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(run, groups.values()))
+    dumps: dict[str, int] = {}
+    versions: dict[str, str] = {"valgrind": valgrind_version(command)}
+    names: dict[str, str] = {}
+    for found, ran_with, named in results:
+        dumps.update(found)
+        versions.update(ran_with)
+        names.update(named)
+    rows = {}
+    for key in wanted:
+        n = loops.of(key)
+        try:
+            full, empty = dumps[label(key, n)], dumps[label(key, 0)]
+        except KeyError as missing:
+            raise CountError(f"callgrind wrote no dump for {missing}") from None
+        rows[key] = Count(key, n, full - empty)
+    return Counts(rows, versions, names)
