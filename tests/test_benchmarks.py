@@ -57,3 +57,47 @@ def test_every_suite_runs_and_verifies_its_contenders() -> None:
         "diwire (async scope)",
     ):
         assert f"| {contender} |" in done.stdout
+
+
+def test_every_counted_row_runs_natively() -> None:
+    """The rows ``python -m benchmarks.counts`` counts under callgrind still set up and run.
+
+    The worker's ``--native`` mode runs each row's loop a few times without
+    valgrind, so a change to ``src/`` that breaks a counted row shows here even
+    where valgrind is not installed (the budget test then skips).
+    """
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    listed = subprocess.run(
+        [sys.executable, "-m", "benchmarks.counts", "--rows"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    keys = [line.split()[0] for line in listed.stdout.splitlines() if line.strip()]
+    assert "modern/ours-constructor" in keys
+    assert "scoped/ours-async" in keys
+    regions = ",".join(f"{key}:{loops}" for key in keys for loops in (0, 3))
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.counts.worker",
+            "--native",
+            "--warmup-calls=2",
+            "--warmup-resolves=2",
+            "--regions",
+            regions,
+            "--out",
+            os.devnull,
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
