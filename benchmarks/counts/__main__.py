@@ -98,7 +98,7 @@ def _budget(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
-    if "--rows" not in given and (not given or (given[0] not in COMMANDS and given[0] != "-h")):
+    if not given or (given[0] not in COMMANDS and given[0] not in ("--rows", "-h", "--help")):
         given.insert(0, "table")
     args = parser().parse_args(given)
     if args.rows:

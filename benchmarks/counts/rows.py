@@ -77,8 +77,8 @@ def floor_of(key: str) -> str:
 
 def with_floors(keys: Sequence[str]) -> list[str]:
     """``keys`` plus the floor of each scenario they touch, in :data:`ALL`'s order."""
+    unknown = set(keys) - set(ALL)
     wanted = set(keys) | {floor_of(key) for key in keys}
-    unknown = wanted - set(ALL)
     if unknown:
         raise ValueError(f"unknown row(s) {', '.join(sorted(unknown))}; rows: {', '.join(ALL)}")
     return [key for key in ALL if key in wanted]

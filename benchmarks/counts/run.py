@@ -1,8 +1,9 @@
 """Count rows: start the worker under callgrind, read its dumps back, per operation.
 
-Each scenario runs in a process of its own (at most two at once), so a row's
-count depends only on the rows of its own scenario that run before it, never on
-which other scenarios were asked for. Every row is counted twice in its process:
+Each row runs in a process of its own (two at a time), so its count never
+depends on which other rows were asked for or ran before it: the table, a
+comparison and the budget count a row the same way. Every row is counted twice
+in its process:
 an empty loop (zero iterations: the loop's own entry and exit, the client
 requests) and a loop of ``loops`` iterations; the row's figure is the
 difference divided by ``loops``.
@@ -212,19 +213,14 @@ def count(
     loops = loops or Loops()
     interpreter = python or Path(sys.executable)
     wanted = with_floors(keys)
-    groups: dict[str, list[tuple[str, int]]] = {}
-    for key in wanted:
-        groups.setdefault(scenario_of(key), []).extend([(key, 0), (key, loops.of(key))])
-    progress(
-        f"counting {len(wanted)} rows in {len(groups)} processes under callgrind "
-        f"({', '.join(groups)})"
-    )
+    groups = [[(key, 0), (key, loops.of(key))] for key in wanted]
+    progress(f"counting {len(wanted)} rows under callgrind, a process each, two at a time")
 
     def run(regions: Sequence[tuple[str, int]]) -> _Group:
         return _count_group(command, interpreter, code, regions)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(run, groups.values()))
+        results = list(pool.map(run, groups))
     dumps: dict[str, int] = {}
     versions: dict[str, str] = {"valgrind": valgrind_version(command)}
     names: dict[str, str] = {}
