@@ -16,6 +16,9 @@ logger = logging.getLogger("mcp_adapter")
 
 AUTHORIZATION_ERROR = -32003
 """JSON-RPC error code for a component the caller may not use (``authorize()`` said no)."""
+TOO_MANY_CALLS = -32004
+"""JSON-RPC error code for a call refused because too many are in flight (``max_calls``,
+``max_calls_per_client``); ``data`` names the limit and its value."""
 RESOURCE_NOT_FOUND = -32002
 """JSON-RPC error code of reading an unknown resource in 2025-11-25 (retired in 2026-07-28,
 which answers ``INVALID_PARAMS`` with ``data.uri``: see ``resource_not_found``)."""

@@ -392,6 +392,31 @@ def test_a_timeout_that_is_not_a_positive_number_is_a_compile_problem() -> None:
     assert "timeout must be a positive number of seconds, not 'soon'" in message
 
 
+@pytest.mark.parametrize("threads", [0, -1, 2.5, True, "4"])
+def test_server_threads_that_is_not_a_positive_whole_number_is_a_compile_problem(
+    threads: object,
+) -> None:
+    class Threaded(Server):
+        name = "threaded"
+        tools = (Quick,)
+
+    Threaded.threads = threads  # type: ignore[assignment]
+    with pytest.raises(CompileError) as raised:
+        compile_server(Threaded, Container())
+    assert "Threaded.threads" in str(raised.value)
+    assert f"at least 1, not {threads!r}" in str(raised.value)
+
+
+def test_server_threads_is_compiled_into_the_catalog() -> None:
+    class Four(Server):
+        name = "four"
+        tools = (Quick,)
+        threads = 4
+
+    assert compile_server(Four, Container()).threads == 4
+    assert compile_server(Limited, Container()).threads == 40
+
+
 # -- middleware given by the app that serves ---------------------------------------------
 
 

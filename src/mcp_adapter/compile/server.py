@@ -135,6 +135,14 @@ def compile_server(
     served = _Served(
         layers, timeout, policy_hooks(server.policies, f"server {where}", container, problems)
     )
+    threads = server.threads
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        problems.append(
+            problem(
+                (f"{where}.threads",),
+                f"threads must be a whole number of worker threads, at least 1, not {threads!r}",
+            )
+        )
     toolset = server_toolset(server, problems)
     tools: list[CompiledTool] = []
     for cls in _classes(server, "tools", Tool, problems):
@@ -184,6 +192,7 @@ def compile_server(
         templates=tuple(templates),
         prompts=MappingProxyType(prompt_table),
         input_timeout=server.input_timeout,
+        threads=threads,
         middleware=layers,
         rebuild=lambda again: compile_server(
             server, again, extra_tools=extra_tools, extend_tool=extend_tool

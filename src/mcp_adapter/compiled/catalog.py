@@ -16,7 +16,7 @@ from starlette.requests import Request as HttpRequest
 from container import Container
 from mcp_adapter.compiled.handlers import HandlerPlan, Layer
 from mcp_adapter.compiled.lifespan import CompiledLifespan
-from mcp_adapter.declare.components import PromptArgument
+from mcp_adapter.declare.components import DEFAULT_THREADS, PromptArgument
 from mcp_adapter.errors import McpAdapterError
 from schemas import Contract
 
@@ -85,8 +85,12 @@ class CompiledComponent:
     needs_http: bool = field(init=False, repr=False)
     """It (its handler, hooks or a service) needs the HTTP request: it works over HTTP only."""
     thread_bound: bool = field(init=False, repr=False)
-    """Handler, construction, services and hooks all sync: the whole call, its scope's
-    finalizers included, runs on the handler's worker thread (``dispatch.modes``)."""
+    """Handler, construction, services, hooks and the services middleware layers take all
+    sync: the call's scope, services, hooks, handler and finalizers run on one worker
+    thread (its async middleware layers on the loop; ``dispatch.modes``)."""
+    borrows: bool = field(init=False, repr=False)
+    """A call borrows a worker thread for its whole run (``dispatch.threads.Worker``): a
+    thread-bound component with middleware or a timeout, or a sync handler with a timeout."""
 
     def __post_init__(self) -> None:
         layers = [layer.plan for layer in self.middleware]
@@ -106,9 +110,14 @@ class CompiledComponent:
             self.handler.sync
             and not self.build_is_async
             and (self.hooks.sync or not self.hooks.any)
-            and not self.middleware  # middleware is async: it runs on the loop
+            and not any(plan.async_services for plan in layers)  # layers run on the loop
         )
         object.__setattr__(self, "thread_bound", bound)
+        timed = self.timeout is not None
+        borrows = (bound and (bool(self.middleware) or timed)) or (
+            timed and not self.handler.is_async
+        )
+        object.__setattr__(self, "borrows", borrows)
         plans = [self.handler, *self.hooks.plans]
         plans.extend(layers)
         http = any(p.http_requests or HttpRequest in p.contexts for p in plans)
@@ -210,6 +219,8 @@ class Catalog:
     prompts: Mapping[str, CompiledPrompt] = field(default_factory=dict)
     page_size: int = 100
     input_timeout: float = 300.0
+    threads: int = DEFAULT_THREADS
+    """Worker threads this server's sync work uses at once (``Server.threads``)."""
     rebuild: Callable[[Container], Catalog] | None = field(default=None, repr=False, compare=False)
     """Compiles this catalog again against a container whose bindings changed (an override):
     what serves it recompiles when ``container.generation`` moves."""

@@ -11,12 +11,12 @@ served (nothing is built for a call whose components never ask).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from typing import Any
 
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
-from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.provider import AccessToken, principal_components
 from starlette.requests import Request as HttpRequest
 
 from container import Container, Lifetime, Problem, ProviderKind, type_name
@@ -136,3 +136,25 @@ def access_token(ctx: Any, caller: AccessToken | None = None) -> AccessToken | N
         user = http_request.scope.get("user")
         return user.access_token if isinstance(user, AuthenticatedUser) else None
     return caller if caller is not None else get_access_token()
+
+
+def client_key(scope: Mapping[str, Any]) -> Hashable:
+    """Who an HTTP request comes from (its ASGI ``scope``): the authenticated principal,
+    else the peer's address. What per-client limits count by (sessions, calls)."""
+    user = scope.get("user")
+    if isinstance(user, AuthenticatedUser):
+        return ("principal", *principal_components(user.access_token))
+    client = scope.get("client")
+    return ("peer", client[0] if client else None)
+
+
+def client_of(ctx: Any, caller: AccessToken | None = None) -> Hashable:
+    """:func:`client_key` of the request ``ctx`` describes; off HTTP, the principal of its
+    verified token (see :func:`access_token`), else the one peer there is."""
+    http_request = getattr(ctx, "request", None)
+    if http_request is not None:
+        return client_key(http_request.scope)
+    token = caller if caller is not None else get_access_token()
+    if token is not None:
+        return ("principal", *principal_components(token))
+    return ("peer", None)

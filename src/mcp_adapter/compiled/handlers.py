@@ -2,7 +2,9 @@
 
 ``compile.handlers`` makes a ``HandlerPlan`` for each method (where each parameter's
 value comes from); the dispatcher invokes it, filling the arguments in the call's
-scope. A sync method runs in a worker thread (``call_off_loop``).
+scope. A sync method runs in a worker thread (``call_off_loop``), through the
+``Offload`` the dispatcher gives: the server's own threads, or the one thread a call
+borrowed.
 """
 
 from __future__ import annotations
@@ -11,14 +13,21 @@ import enum
 import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, cast
-
-import anyio.to_thread
+from typing import Any, Protocol, TypeVar, cast
 
 from mcp_adapter.declare.middleware import Middleware
 from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.errors import HttpRequestUnavailable
 from mcp_adapter.interrupts import in_thread
+
+T = TypeVar("T")
+
+
+class Offload(Protocol):
+    """Where a sync method runs: ``await offload.run(function, *args)`` calls it on a worker
+    thread (``dispatch.threads``: the server's threads, or one a call borrowed)."""
+
+    def run(self, function: Callable[..., T], /, *args: Any) -> Awaitable[T]: ...
 
 
 class Source(enum.Enum):
@@ -83,13 +92,15 @@ class HandlerPlan:
         request: McpRequest | None,
         payload: Any = None,
         arguments: dict[str, Any] | None = None,
+        threads: Offload | None = None,
     ) -> Any:
-        """Fill the arguments from their sources and call the method."""
+        """Fill the arguments from their sources and call the method (a sync one on
+        ``threads``, which a sync plan needs)."""
         kwargs = self._sync_arguments(scope, request, payload, arguments)
         for name, abuild in self.async_services:
             kwargs[name] = await abuild(scope)
         method = self.function if self.function is not None else getattr(instance, self.method)
-        return await call_off_loop(method, self.is_async, kwargs)
+        return await call_off_loop(method, self.is_async, kwargs, threads)
 
     async def injected(self, scope: Any, request: McpRequest | None) -> dict[str, Any]:
         """Only the injected arguments (services, the requests): what middleware is given."""
@@ -97,6 +108,10 @@ class HandlerPlan:
         for name, abuild in self.async_services:
             kwargs[name] = await abuild(scope)
         return kwargs
+
+    def injected_sync(self, scope: Any, request: McpRequest | None) -> dict[str, Any]:
+        """``injected`` for a plan without async services, on the calling thread."""
+        return self._sync_arguments(scope, request, None, None)
 
     def call_sync(
         self,
@@ -143,16 +158,22 @@ class HandlerPlan:
 
 
 def call_off_loop(
-    function: Callable[..., Any], is_async: bool, kwargs: dict[str, Any]
+    function: Callable[..., Any],
+    is_async: bool,
+    kwargs: dict[str, Any],
+    threads: Offload | None,
 ) -> Awaitable[Any]:
     """What to await to call a handler as the adapter does: an async one on the loop, a
-    sync one in a worker thread (so a blocking handler never stalls the server).
+    sync one on a worker thread of ``threads`` (so a blocking handler never stalls the
+    server).
 
     A plain function returning the awaitable, so the call path gets no coroutine more.
     """
     if is_async:
         return cast(Awaitable[Any], function(**kwargs))
-    return anyio.to_thread.run_sync(functools.partial(in_thread, function, kwargs))
+    if threads is None:
+        raise TypeError(f"{function!r} is sync: calling it needs the threads to run it on")
+    return threads.run(functools.partial(in_thread, function, kwargs))
 
 
 @dataclass(frozen=True, slots=True)

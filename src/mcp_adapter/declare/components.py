@@ -101,6 +101,10 @@ class Prompt(Component):
     arguments: ClassVar[Sequence[PromptArgument]] = ()
 
 
+DEFAULT_THREADS = 40
+"""``Server.threads`` unless a server says otherwise."""
+
+
 class Server:
     """A server declaration: identity plus the component classes it serves."""
 
@@ -124,6 +128,9 @@ class Server:
     policies: ClassVar[Sequence[Policy]] = ()
     """Rules (``Policy``) every component it serves must pass, contributed tools included,
     asked before the component's own."""
+    threads: ClassVar[int] = DEFAULT_THREADS
+    """Worker threads this server's sync handlers, hooks and services use at once (its
+    own pool's size: calls beyond wait for one to be free)."""
     telemetry: ClassVar[bool] = True
     """``False``: no spans of the adapter's stages and no ``mcp.server.operation.duration``
     for this server's calls, even with a provider configured; ``MCP_ADAPTER_TELEMETRY=off``

@@ -8,8 +8,6 @@ from types import MappingProxyType
 from typing import Any, TypeAlias, TypeVar, cast
 
 import anyio
-import anyio.from_thread
-import anyio.to_thread
 from mcp import MCPError, types
 from mcp.server.auth.provider import AccessToken
 from pydantic import ValidationError
@@ -22,15 +20,18 @@ from mcp_adapter.compiled.catalog import (
     CompiledResource,
 )
 from mcp_adapter.compiled.context import RequestValues
+from mcp_adapter.compiled.handlers import Offload
 from mcp_adapter.declare.middleware import Call
 from mcp_adapter.declare.request import McpRequest, Transport
 from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.dispatch import telemetry
 from mcp_adapter.dispatch.chain import through
-from mcp_adapter.dispatch.modes import OnLoop, OnThread, drive
+from mcp_adapter.dispatch.inflight import CallsInFlight, Place
+from mcp_adapter.dispatch.modes import OnLoop, OnLoopWithWorker, OnThread, OnWorker, drive
 from mcp_adapter.dispatch.paging import paginate, visible_all
 from mcp_adapter.dispatch.snapshot import is_modern, snapshot
 from mcp_adapter.dispatch.telemetry import Traced, Tracing
+from mcp_adapter.dispatch.threads import Threads, Worker
 from mcp_adapter.errors import (
     Refusal,
     forbidden,
@@ -47,7 +48,7 @@ from schemas import Contract, render, summarize
 
 T = TypeVar("T")
 Entry = TypeVar("Entry")
-Mode: TypeAlias = OnLoop | OnThread | Traced
+Mode: TypeAlias = OnLoop | OnThread | OnWorker | Traced
 """Where the stages of one call run (``modes``), traced or not (``telemetry``)."""
 
 _SESSION_KEY = "mcp_adapter.session"
@@ -66,12 +67,19 @@ class DispatchCore:
         *,
         transport: Transport = "memory",
         caller: AccessToken | None = None,
+        threads: Threads | None = None,
+        calls: CallsInFlight | None = None,
     ) -> None:
         self.catalog = catalog
         self.container = container
         self.transport: Transport = transport
         self.caller = caller
         """Off HTTP, the verified token every request is made with (a test's signed-in caller)."""
+        self.threads = Threads(catalog.threads) if threads is None else threads
+        """The worker threads of this server's sync work (shared with the other dispatchers
+        of one app: ``serving.toolsets``)."""
+        self.calls = calls
+        """The bound on calls in flight (per client and in all); ``None``: unbounded."""
         self._on_loop = OnLoop(self)
         self._on_thread = OnThread(self)
         self._otel = telemetry.switch(catalog.server)
@@ -141,19 +149,25 @@ class DispatchCore:
     # -- visibility -----------------------------------------------------------
 
     async def visible(
-        self, component: CompiledComponent, scope: Any, request: McpRequest | None
+        self,
+        component: CompiledComponent,
+        scope: Any,
+        request: McpRequest | None,
+        threads: Offload | None = None,
     ) -> tuple[bool, bool]:
         """``(registered, authorized)`` for this request; hooks run with injection (the
-        instance is built only when a hook is its method)."""
+        instance is built only when a hook is its method; a sync hook runs on ``threads``,
+        by default the server's)."""
         hooks = component.hooks
         if not hooks.any:
             return True, True
+        offload = self.threads if threads is None else threads
         instance = await component.instance(scope) if hooks.needs_instance else None
         for plan in hooks.should_register:
-            if not await plan.invoke(instance, scope, request):
+            if not await plan.invoke(instance, scope, request, None, None, offload):
                 return False, False
         for plan in hooks.authorize:
-            if not await plan.invoke(instance, scope, request):
+            if not await plan.invoke(instance, scope, request, None, None, offload):
                 return True, False
         return True, True
 
@@ -195,11 +209,11 @@ class DispatchCore:
 
         async def run_hooks() -> list[Entry]:
             if len(in_thread) == len(hooked):
-                return await anyio.to_thread.run_sync(all_in_thread)
+                return await self.threads.run(all_in_thread)
             listed: list[Entry] = []
             async with self.scope(ctx, request) as scope:
                 verdicts = iter(
-                    await anyio.to_thread.run_sync(visible_all, in_thread, scope, request)
+                    await self.threads.run(visible_all, in_thread, scope, request)
                     if in_thread
                     else ()
                 )
@@ -224,16 +238,37 @@ class DispatchCore:
         component: CompiledComponent,
         body: Callable[[Mode], Awaitable[T]],
         tracing: Tracing | None = None,
+        place: Place | None = None,
     ) -> Callable[[], Awaitable[T]]:
-        """``body`` as a call: on one worker thread for a thread-bound component, else here;
-        with a span per stage when ``tracing``."""
+        """``body`` as a call: on one worker thread for a thread-bound component, split
+        between the loop and a borrowed worker thread when it must be, else here (see
+        ``dispatch.modes``); with a span per stage when ``tracing``. A borrowed thread
+        keeps the call's ``place`` until it is done."""
+        if component.borrows:
+            borrowed = functools.partial(self._borrowed, component, body, tracing)
+            return functools.partial(self.threads.borrowed, borrowed, place)
         run: Mode = self._on_thread if component.thread_bound else self._on_loop
         if tracing is not None:
             run = tracing.on(run)
         if component.thread_bound:
             call = functools.partial(body, run)
-            return functools.partial(anyio.to_thread.run_sync, drive, call)
+            return functools.partial(self.threads.run, drive, call)
         return functools.partial(body, run)
+
+    def _borrowed(
+        self,
+        component: CompiledComponent,
+        body: Callable[[Mode], Awaitable[T]],
+        tracing: Tracing | None,
+        worker: Worker,
+    ) -> Awaitable[T]:
+        """``body`` in the mode of a call that borrowed ``worker``."""
+        run: Mode = (
+            OnWorker(self, worker) if component.thread_bound else OnLoopWithWorker(self, worker)
+        )
+        if tracing is not None:
+            run = tracing.on(run)
+        return body(run)
 
     async def _guarded(
         self,
@@ -344,9 +379,11 @@ class DispatchCore:
                 for name, contract in component.converters.items():
                     if name in values:
                         values[name] = contract.validate(values[name])
-            return await run.call(component.handler, instance, scope, request, None, values)
+            return await run.call(
+                component.handler, instance, scope, request, None, values, self.threads
+            )
 
-        return await through(component.middleware, call, handler, scope, request)
+        return await through(component.middleware, call, handler, scope, request, run.inject)
 
     async def elicit(self, ctx: Any, question: McpResponse, request: McpRequest) -> McpRequest:
         """2025-11-25: ask the client (``input_flow.elicit``) within ``Server.input_timeout``."""

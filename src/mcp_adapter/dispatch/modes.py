@@ -1,20 +1,23 @@
-"""Where the parts of one call run: on the event loop, or all on one worker thread.
+"""Where the parts of one call run: on the event loop, all on one worker thread, or
+split between the loop and one borrowed worker thread.
 
-A component whose handler, constructor, services and hooks are all synchronous
-is *thread-bound*: its whole call (scope, hooks, services, handler, finalizers)
-runs on the one worker thread the handler runs on, so a resource that must stay
-on the thread that made it (a ``sqlite3`` connection) works, for the price of
-one thread hop per call. Every other component runs on the loop, its sync
-handler (if any) in a worker thread.
-
-The dispatcher writes each call once, as a coroutine that goes through a mode
-for the parts that differ. :class:`OnThread`'s parts never suspend, so
-:func:`drive` runs that coroutine to its end on the worker thread without an
-event loop; the one part that needs the loop (asking a 2025-11-25 client for
-input) goes back to it with ``anyio.from_thread.run``.
+A component whose handler, constructor, services, hooks and middleware services are
+all synchronous is *thread-bound*: its scope, hooks, services, handler and finalizers
+run on one worker thread, so a resource that must stay on the thread that made it (a
+``sqlite3`` connection) works. Without middleware and without a timeout that is one
+thread hop per call (:class:`OnThread`): its parts never suspend, so :func:`drive`
+runs the call's coroutine to its end on the worker thread without an event loop.
+With middleware (async layers, which run on the loop) or a timeout (the call must
+answer at its deadline while its thread still works), the call borrows a worker
+thread (:class:`mcp_adapter.dispatch.threads.Worker`) and the loop hands it every
+sync part (:class:`OnWorker`). A sync handler that needs async services runs on a
+worker thread and everything else on the loop (:class:`OnLoop`; with a timeout,
+:class:`OnLoopWithWorker`, whose scope closes only after the handler's thread
+returned). Asking a 2025-11-25 client for input ends a round: its scope closes, the
+question goes out on the loop, and the next round runs in a new scope.
 
 Each stage of a call goes through its mode (``visible``, ``check_wire``/``check``,
-``resolve``/``aresolve``, ``call``, and the result: ``tool_result``,
+``resolve``/``aresolve``, ``call``, ``inject``, and the result: ``tool_result``,
 ``resource_contents``, ``prompt_messages``), so that a traced call
 (:class:`mcp_adapter.dispatch.telemetry.Traced`) can wrap each in a span; here the parts that
 do not differ are the functions themselves, called directly (``operator.call`` for
@@ -25,19 +28,21 @@ still counts).
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Awaitable, Callable, Coroutine
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+import anyio
 import anyio.from_thread
 
 from container import Scope
 from mcp_adapter.compiled.catalog import CompiledComponent
-from mcp_adapter.compiled.handlers import HandlerPlan
+from mcp_adapter.compiled.handlers import HandlerPlan, Offload
 from mcp_adapter.declare.request import McpRequest
-from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.dispatch import results
+from mcp_adapter.dispatch.threads import Worker
 from mcp_adapter.interrupts import HandlerExited
 
 T = TypeVar("T")
@@ -49,20 +54,24 @@ class Dispatching(Protocol):
     def scope(self, ctx: Any, request: McpRequest | None) -> Scope: ...
 
     async def visible(
-        self, component: CompiledComponent, scope: Any, request: McpRequest | None
+        self,
+        component: CompiledComponent,
+        scope: Any,
+        request: McpRequest | None,
+        threads: Offload | None = None,
     ) -> tuple[bool, bool]: ...
-
-    async def elicit(self, ctx: Any, question: McpResponse, request: McpRequest) -> McpRequest: ...
 
 
 class _Stages:
-    """The stages both modes run as they are: the functions themselves, called directly."""
+    """The stages every mode runs as they are: the functions themselves, called directly."""
 
     __slots__ = ()
 
     tool_result = staticmethod(results.tool_result)
     resource_contents = staticmethod(results.resource_contents)
     prompt_messages = staticmethod(results.prompt_messages)
+    inject = staticmethod(HandlerPlan.injected)
+    """What a middleware layer is given: its injected arguments, resolved in the call's scope."""
 
     if TYPE_CHECKING:
 
@@ -88,14 +97,13 @@ class OnLoop(_Stages):
     (no wrapper calls), so a call on the loop costs what it did before modes existed.
     """
 
-    __slots__ = ("elicit", "scope", "visible")
+    __slots__ = ("scope", "visible")
 
     call = staticmethod(HandlerPlan.invoke)
 
     def __init__(self, dispatcher: Dispatching) -> None:
         self.scope: Callable[[Any, McpRequest | None], Any] = dispatcher.scope
         self.visible: Callable[..., Awaitable[tuple[bool, bool]]] = dispatcher.visible
-        self.elicit: Callable[..., Awaitable[Any]] = dispatcher.elicit
 
 
 class OnThread(_Stages):
@@ -117,6 +125,7 @@ class OnThread(_Stages):
         request: McpRequest | None,
         payload: Any = None,
         arguments: dict[str, Any] | None = None,
+        threads: Offload | None = None,
     ) -> Any:
         return plan.call_sync(instance, scope, request, payload, arguments)
 
@@ -125,8 +134,111 @@ class OnThread(_Stages):
     ) -> tuple[bool, bool]:
         return verdict(component, scope, request)
 
-    async def elicit(self, ctx: Any, asking: McpResponse, request: McpRequest) -> Any:
-        return anyio.from_thread.run(self.dispatcher.elicit, ctx, asking, request)
+
+class OnWorker(_Stages):
+    """A thread-bound call split between the loop and the worker thread it borrowed:
+    its middleware layers and its result on the loop, every sync part (the scope's
+    services and finalizers, hooks, the constructor, the handler) on the thread.
+
+    The component is built lazily, on the thread, in the handler's own hop: ``resolve``
+    returns what builds it, and ``call`` builds it there first.
+    """
+
+    __slots__ = ("dispatcher", "worker")
+
+    def __init__(self, dispatcher: Dispatching, worker: Worker) -> None:
+        self.dispatcher = dispatcher
+        self.worker = worker
+
+    def scope(self, ctx: Any, request: McpRequest | None) -> _ClosedOnWorker:
+        return _ClosedOnWorker(self.dispatcher.scope(ctx, request), self.worker)
+
+    async def visible(
+        self, component: CompiledComponent, scope: Scope, request: McpRequest | None
+    ) -> tuple[bool, bool]:
+        return await self.worker.run(verdict, component, scope, request)
+
+    def resolve(self, function: Callable[..., T], /, *args: Any) -> T:  # type: ignore[override]
+        return _Later(function, args)  # type: ignore[return-value]
+
+    async def aresolve(  # type: ignore[override]
+        self, function: Callable[..., Awaitable[T]], /, *args: Any
+    ) -> T:
+        return _Later(function, args)  # type: ignore[return-value]
+
+    async def call(
+        self,
+        plan: HandlerPlan,
+        instance: Any,
+        scope: Scope,
+        request: McpRequest | None,
+        payload: Any = None,
+        arguments: dict[str, Any] | None = None,
+        threads: Offload | None = None,
+    ) -> Any:
+        return await self.worker.run(
+            _call_built, plan, instance, scope, request, payload, arguments
+        )
+
+    async def inject(self, plan: HandlerPlan, scope: Scope, request: McpRequest | None) -> Any:
+        return await self.worker.run(plan.injected_sync, scope, request)
+
+
+class OnLoopWithWorker(OnLoop):
+    """:class:`OnLoop` for a sync handler with a timeout: the handler (and a sync hook)
+    runs on the worker thread the call borrowed, and the scope closes only once that
+    thread has returned, even when the call's wait for it was cancelled."""
+
+    __slots__ = ("worker",)
+
+    def __init__(self, dispatcher: Dispatching, worker: Worker) -> None:
+        super().__init__(dispatcher)
+        scope = self.scope
+        self.scope = lambda ctx, request: _ClosedAfterWorker(scope(ctx, request), worker)
+        self.visible = functools.partial(dispatcher.visible, threads=worker)
+        self.worker = worker
+
+    def call(  # type: ignore[override]
+        self,
+        plan: HandlerPlan,
+        instance: Any,
+        scope: Scope,
+        request: McpRequest | None,
+        payload: Any = None,
+        arguments: dict[str, Any] | None = None,
+        threads: Offload | None = None,
+    ) -> Awaitable[Any]:
+        return plan.invoke(instance, scope, request, payload, arguments, self.worker)
+
+
+class _Later:
+    """A component the handler's hop builds (:class:`OnWorker`)."""
+
+    __slots__ = ("args", "function")
+
+    def __init__(self, function: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        self.function = function
+        self.args = args
+
+    def build(self) -> Any:
+        built = self.function(*self.args)
+        if isinstance(built, Coroutine):  # ``CompiledComponent.instance``: never suspends here
+            return drive(lambda: built)
+        return built
+
+
+def _call_built(
+    plan: HandlerPlan,
+    instance: Any,
+    scope: Scope,
+    request: McpRequest | None,
+    payload: Any,
+    arguments: dict[str, Any] | None,
+) -> Any:
+    """On the worker thread: build the component if it is not yet, then call ``plan``."""
+    if type(instance) is _Later:
+        instance = instance.build()
+    return plan.call_sync(instance, scope, request, payload, arguments)
 
 
 class _ClosedHere:
@@ -147,6 +259,66 @@ class _ClosedHere:
         tb: TracebackType | None,
     ) -> None:
         self.scope.__exit__(exc_type, exc, tb)
+
+
+class _ClosedOnWorker:
+    """A scope whose finalizers run on the call's worker thread, after every part handed
+    to it: at once when the thread is free (shielded, like any scope's finalizers), and,
+    when a cancelled part still runs there, after that part returns, without waiting."""
+
+    __slots__ = ("scope", "worker")
+
+    def __init__(self, scope: Scope, worker: Worker) -> None:
+        self.scope = scope
+        self.worker = worker
+
+    async def __aenter__(self) -> Scope:
+        return self.scope
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        worker, close = self.worker, self.scope.__exit__
+        if not worker.used:  # nothing ran on the thread: nothing of it is in the scope
+            close(exc_type, exc, tb)
+        elif worker.behind:
+            worker.later(close, exc_type, exc, tb)
+        else:
+            with anyio.CancelScope(shield=True):
+                await worker.run(close, exc_type, exc, tb)
+
+
+class _ClosedAfterWorker:
+    """A scope closed on the loop, or, while a cancelled sync part still runs on the
+    call's worker thread, by that thread once the part returns (back on the loop)."""
+
+    __slots__ = ("scope", "worker")
+
+    def __init__(self, scope: Scope, worker: Worker) -> None:
+        self.scope = scope
+        self.worker = worker
+
+    async def __aenter__(self) -> Scope:
+        return self.scope
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self.worker.behind:
+            self.worker.later(anyio.from_thread.run, _close_shielded, self.scope, exc)
+            return
+        await self.scope.__aexit__(exc_type, exc, tb)
+
+
+async def _close_shielded(scope: Scope, error: BaseException | None) -> None:
+    with anyio.CancelScope(shield=True):
+        await scope.aclose(error)
 
 
 def verdict(

@@ -66,6 +66,7 @@ class PromptCalls(DispatchCore):
             raise unknown("prompt", params.name)
         given = dict(params.arguments or {})
         request = self.request(ctx, arguments=given) if prompt.needs_request else None
+        place = None if self.calls is None else self.calls.admit(ctx, self.caller)
 
         async def get(run: Mode) -> types.GetPromptResult:
             async with run.scope(ctx, request) as scope:
@@ -78,7 +79,7 @@ class PromptCalls(DispatchCore):
                     outcome = await self._named_chain(run, prompt, call, instance, scope, request)
                 else:
                     outcome = await run.call(
-                        prompt.handler, instance, scope, request, None, arguments
+                        prompt.handler, instance, scope, request, None, arguments, self.threads
                     )
                 return run.prompt_messages(
                     outcome, owner=prompt.cls.__qualname__, description=prompt.entry.description
@@ -87,9 +88,17 @@ class PromptCalls(DispatchCore):
         def failed(incident: str) -> types.GetPromptResult:
             raise MCPError(types.INTERNAL_ERROR, f"Prompt failed (incident {incident})")
 
-        return await self._guarded(
-            "prompt", prompt.name, self._mode(prompt, get, tracing), failed, prompt.timeout
-        )
+        try:
+            return await self._guarded(
+                "prompt",
+                prompt.name,
+                self._mode(prompt, get, tracing, place),
+                failed,
+                prompt.timeout,
+            )
+        finally:
+            if place is not None:
+                place.release()
 
     # -- completion ---------------------------------------------------------------------
 
@@ -126,7 +135,7 @@ class PromptCalls(DispatchCore):
 
                 async def values_of(call: Call) -> types.CompleteResult:
                     picked = {name: call.arguments[name] for name in plan.arguments}
-                    found = await plan.invoke(instance, scope, request, None, picked)
+                    found = await plan.invoke(instance, scope, request, None, picked, self.threads)
                     values = [str(v) for v in found]
                     return types.CompleteResult(
                         completion=types.Completion(
@@ -145,7 +154,12 @@ class PromptCalls(DispatchCore):
         def failed(incident: str) -> types.CompleteResult:
             raise MCPError(types.INTERNAL_ERROR, f"Completion failed (incident {incident})")
 
-        return await self._guarded("completion", target.name, run, failed, target.timeout)
+        place = None if self.calls is None else self.calls.admit(ctx, self.caller)
+        try:
+            return await self._guarded("completion", target.name, run, failed, target.timeout)
+        finally:
+            if place is not None:
+                place.release()
 
 
 def _prompt_arguments(prompt: CompiledPrompt, given: Mapping[str, Any]) -> dict[str, Any]:

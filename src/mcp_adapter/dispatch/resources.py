@@ -14,6 +14,7 @@ from mcp_adapter.compiled.catalog import (
 from mcp_adapter.declare.middleware import Call
 from mcp_adapter.dispatch import telemetry
 from mcp_adapter.dispatch.core import DispatchCore, Mode
+from mcp_adapter.dispatch.inflight import Place
 from mcp_adapter.dispatch.paging import next_cursor, page_index
 from mcp_adapter.dispatch.snapshot import is_modern
 from mcp_adapter.dispatch.telemetry import Tracing
@@ -94,17 +95,24 @@ class ResourceReads(DispatchCore):
                 telemetry.RESOURCE, uri, ctx, self.read_resource, params
             )
         self._follow()
-        static = self.catalog.resources.get(uri)
-        if static is not None:
-            result = await self._read(ctx, uri, static, {}, tracing)
-            if result is not None:
-                return result
-            # Hidden is absent: answer what the server would without the static resource.
-        found = self.find_template(uri)
-        result = await self._read(ctx, uri, *found, tracing) if found is not None else None
-        if result is None:
-            raise resource_not_found(uri, modern=is_modern(ctx))
-        return result
+        place = None if self.calls is None else self.calls.admit(ctx, self.caller)
+        try:
+            static = self.catalog.resources.get(uri)
+            if static is not None:
+                result = await self._read(ctx, uri, static, {}, tracing, place)
+                if result is not None:
+                    return result
+                # Hidden is absent: answer what the server would without the static resource.
+            found = self.find_template(uri)
+            result = (
+                await self._read(ctx, uri, *found, tracing, place) if found is not None else None
+            )
+            if result is None:
+                raise resource_not_found(uri, modern=is_modern(ctx))
+            return result
+        finally:
+            if place is not None:
+                place.release()
 
     async def _read(
         self,
@@ -113,6 +121,7 @@ class ResourceReads(DispatchCore):
         resource: CompiledResource,
         variables: dict[str, Any],
         tracing: Tracing | None = None,
+        place: Place | None = None,
     ) -> types.ReadResourceResult | None:
         """Read ``resource`` in a scope of its own; ``None`` when it is hidden from this caller."""
         request = (
@@ -138,7 +147,13 @@ class ResourceReads(DispatchCore):
                         )
                     else:
                         outcome = await run.call(
-                            resource.handler, instance, scope, request, None, arguments
+                            resource.handler,
+                            instance,
+                            scope,
+                            request,
+                            None,
+                            arguments,
+                            self.threads,
                         )
                     return run.resource_contents(
                         outcome,
@@ -155,5 +170,5 @@ class ResourceReads(DispatchCore):
             raise MCPError(types.INTERNAL_ERROR, f"Resource read failed (incident {incident})")
 
         return await self._guarded(
-            "resource", uri, self._mode(resource, read, tracing), failed, resource.timeout
+            "resource", uri, self._mode(resource, read, tracing, place), failed, resource.timeout
         )

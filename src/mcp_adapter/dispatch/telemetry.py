@@ -205,7 +205,7 @@ class Tracing:
         )
 
     def on(self, mode: Any) -> Traced:
-        """``mode`` (``OnLoop`` or ``OnThread``) with a span around each stage."""
+        """``mode`` (see ``dispatch.modes``) with a span around each stage."""
         return Traced(mode, self.attributes)
 
 
@@ -213,16 +213,16 @@ class Traced:
     """A call mode whose stages are spans, children of the current span (the SDK's).
 
     It has every part of a mode (:mod:`mcp_adapter.dispatch.modes`); ``scope`` and
-    ``elicit`` are the wrapped mode's own.
+    ``inject`` are the wrapped mode's own, and each stage runs where the mode runs it.
     """
 
-    __slots__ = ("attributes", "elicit", "mode", "scope")
+    __slots__ = ("attributes", "inject", "mode", "scope")
 
     def __init__(self, mode: Any, attributes: Mapping[str, Any]) -> None:
         self.mode = mode
         self.attributes = attributes
         self.scope = mode.scope
-        self.elicit = mode.elicit
+        self.inject = mode.inject
 
     async def visible(self, component: Any, scope: Any, request: Any) -> tuple[bool, bool]:
         with _stage(VISIBILITY, self.attributes) as span:
@@ -245,11 +245,11 @@ class Traced:
 
     def resolve(self, build: Callable[..., T], *args: Any) -> T:
         with _stage(RESOLUTION, self.attributes):
-            return build(*args)
+            return self.mode.resolve(build, *args)  # type: ignore[no-any-return]
 
     async def aresolve(self, build: Callable[..., Awaitable[T]], *args: Any) -> T:
         with _stage(RESOLUTION, self.attributes):
-            return await build(*args)
+            return await self.mode.aresolve(build, *args)  # type: ignore[no-any-return]
 
     async def call(self, plan: Any, *args: Any) -> Any:
         with _stage(HANDLER, self.attributes):

@@ -9,8 +9,6 @@ from types import MappingProxyType
 from typing import Any
 
 import anyio
-import anyio.from_thread
-import anyio.to_thread
 from mcp import MCPError, types
 
 from container import Scope
@@ -22,6 +20,7 @@ from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.dispatch import telemetry
 from mcp_adapter.dispatch.chain import through
 from mcp_adapter.dispatch.core import DispatchCore, Mode
+from mcp_adapter.dispatch.inflight import Place
 from mcp_adapter.dispatch.modes import drive
 from mcp_adapter.dispatch.paging import next_cursor, page_index
 from mcp_adapter.dispatch.results import (
@@ -41,6 +40,7 @@ from mcp_adapter.errors import (
 )
 from mcp_adapter.input.asking import (
     MAX_INPUT_ROUNDS,
+    Asked,
     asking,
     input_required,
     missing_elicitation,
@@ -89,11 +89,18 @@ class ToolCalls(DispatchCore):
             raise unknown("tool", params.name)
         arguments: Mapping[str, Any] = params.arguments or {}
         request = self.request(ctx, arguments=arguments) if tool.needs_request else None
+        place = None if self.calls is None else self.calls.admit(ctx, self.caller)
         try:
             if tool.timeout is None:
-                return await self._call_tool(tool, ctx, arguments, request, tracing)
+                outcome = await self._call_tool(tool, ctx, arguments, request, tracing, place)
+                if isinstance(outcome, Asked):
+                    return await self._ask(outcome, tool, ctx, arguments, tracing, place)
+                return outcome
             with anyio.move_on_after(tool.timeout):
-                return await self._call_tool(tool, ctx, arguments, request, tracing)
+                outcome = await self._call_tool(tool, ctx, arguments, request, tracing, place)
+                if isinstance(outcome, Asked):
+                    return await self._ask(outcome, tool, ctx, arguments, tracing, place)
+                return outcome
             return timed_out(tool.timeout, self._timed_out("tool", tool.name, tool.timeout))
         except MCPError:
             raise
@@ -107,6 +114,9 @@ class ToolCalls(DispatchCore):
             if cancelled_for_real(exc):
                 raise
             return execution_failed(self._incident("tool", tool.name, exc))
+        finally:
+            if place is not None:
+                place.release()
 
     def _call_tool(
         self,
@@ -115,14 +125,54 @@ class ToolCalls(DispatchCore):
         arguments: Mapping[str, Any],
         request: McpRequest | None,
         tracing: Tracing | None,
-    ) -> Awaitable[types.CallToolResult | types.InputRequiredResult]:
+        place: Place | None,
+    ) -> Awaitable[types.CallToolResult | types.InputRequiredResult | Asked]:
+        """One round of the call (see ``dispatch.modes`` for where its parts run)."""
+        if tool.borrows:
+            body = functools.partial(self._tool_round, tool, ctx, arguments, request)
+            return self._mode(tool, body, tracing, place)()
         run: Mode = self._on_thread if tool.thread_bound else self._on_loop
         if tracing is not None:
             run = tracing.on(run)
         if tool.thread_bound:
             call = functools.partial(self._tool, run, tool, ctx, arguments, request)
-            return anyio.to_thread.run_sync(drive, call)
+            return self.threads.run(drive, call)
         return self._tool(run, tool, ctx, arguments, request)
+
+    def _tool_round(
+        self,
+        tool: CompiledTool,
+        ctx: Any,
+        arguments: Mapping[str, Any],
+        request: McpRequest | None,
+        run: Mode,
+    ) -> Awaitable[types.CallToolResult | types.InputRequiredResult | Asked]:
+        return self._tool(run, tool, ctx, arguments, request)
+
+    async def _ask(
+        self,
+        asked: Asked,
+        tool: CompiledTool,
+        ctx: Any,
+        arguments: Mapping[str, Any],
+        tracing: Tracing | None,
+        place: Place | None,
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        """2025-11-25: the round that asked is over (its scope closed); ask the client here,
+        on the loop, and call again in a new round with the answers, as a retry would."""
+        rounds = 1
+        while True:
+            try:
+                request = await self.elicit(ctx, asked.question, asked.request)
+            except TimeoutError:
+                return input_timed_out(self.catalog.input_timeout)
+            outcome = await self._call_tool(tool, ctx, arguments, request, tracing, place)
+            if not isinstance(outcome, Asked):
+                return outcome
+            if rounds == MAX_INPUT_ROUNDS:
+                raise RuntimeError(f"{tool.name} asked for input {MAX_INPUT_ROUNDS} times")
+            rounds += 1
+            asked = outcome
 
     async def _tool(
         self,
@@ -131,7 +181,8 @@ class ToolCalls(DispatchCore):
         ctx: Any,
         arguments: Mapping[str, Any],
         request: McpRequest | None,
-    ) -> types.CallToolResult | types.InputRequiredResult:
+    ) -> types.CallToolResult | types.InputRequiredResult | Asked:
+        """One round in a scope of its own: a result, or the 2025-11-25 question it asked."""
         async with run.scope(ctx, request) as scope:
             if tool.hooks.any:
                 await self._gate(run, "tool", tool, scope, request)
@@ -142,23 +193,17 @@ class ToolCalls(DispatchCore):
                 instance = await run.aresolve(tool.build, scope)
             else:
                 instance = run.resolve(tool.build, scope)
-            rounds = 0  # the 2025-11-25 questions asked so far, each followed by a new call
-            while True:
-                if tool.middleware:
-                    outcome = await self._tool_chain(run, tool, instance, scope, request, payload)
-                else:
-                    spread = tool.arguments(payload)
-                    outcome = await run.call(
-                        tool.handler, instance, scope, request, payload, spread
-                    )
-                if tool.convert is not None:  # a function tool's plain value becomes a result
-                    outcome = tool.convert(outcome)
-                question = asking(outcome)
-                if question is None:
-                    break
-                if rounds == MAX_INPUT_ROUNDS:
-                    raise RuntimeError(f"{tool.name} asked for input {MAX_INPUT_ROUNDS} times")
-                rounds += 1
+            if tool.middleware:
+                outcome = await self._tool_chain(run, tool, instance, scope, request, payload)
+            else:
+                spread = tool.arguments(payload)
+                outcome = await run.call(
+                    tool.handler, instance, scope, request, payload, spread, self.threads
+                )
+            if tool.convert is not None:  # a function tool's plain value becomes a result
+                outcome = tool.convert(outcome)
+            question = asking(outcome)
+            if question is not None:
                 current = request or self.request(ctx)
                 modern = is_modern(ctx)
                 if not modern and not ctx.session.can_send_request:
@@ -167,10 +212,7 @@ class ToolCalls(DispatchCore):
                     raise missing_elicitation()
                 if modern:
                     return input_required(question)
-                try:
-                    request = await run.elicit(ctx, question, current)
-                except TimeoutError:
-                    return input_timed_out(self.catalog.input_timeout)
+                return Asked(question, current)  # asked on the loop, once this scope is closed
             return run.tool_result(
                 outcome, owner=tool.cls.__qualname__, output=tool.output, modern=is_modern(ctx)
             )
@@ -190,6 +232,9 @@ class ToolCalls(DispatchCore):
             # changed arguments are validated into the input contract again
             value = payload if call.arguments is given else tool.revalidate(call.arguments)
             spread = tool.arguments(value)
-            return await run.call(tool.handler, instance, scope, request, value, spread)
+            return await run.call(
+                tool.handler, instance, scope, request, value, spread, self.threads
+            )
 
-        return await through(tool.middleware, Call(tool.name, given), handler, scope, request)
+        call = Call(tool.name, given)
+        return await through(tool.middleware, call, handler, scope, request, run.inject)

@@ -3,7 +3,10 @@
 2026-07-28 answers with an ``input_required`` result (the question and a sealed
 ``requestState``; the client retries); 2025-11-25 asks through the SDK's
 elicitation request on the same connection and calls the handler again with the
-answers. Both need a client that declared the elicitation capability.
+answers. Both need a client that declared the elicitation capability. In both eras
+each round is a call of its own, in a scope of its own: a 2025-11-25 round that asks
+ends (its scope closes) before the question goes out, and the answers come to a new
+round, as a 2026-07-28 retry does.
 """
 
 from __future__ import annotations
@@ -20,6 +23,14 @@ from mcp_adapter.input.state import accepted, envelope
 
 MAX_INPUT_ROUNDS = 8
 """Elicitation rounds one 2025-11-25 call may go through before it is refused."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Asked:
+    """A 2025-11-25 round that asked: the question, and the request it was asked in."""
+
+    question: McpResponse
+    request: McpRequest
 
 
 def asking(outcome: Any) -> McpResponse | None:

@@ -5,28 +5,18 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Hashable
 
-from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
-from mcp.server.auth.provider import principal_components
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.types import INTERNAL_ERROR
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from mcp_adapter.compiled.context import client_key
 from mcp_adapter.sdk_compat import open_session_ids
 from mcp_adapter.serving.refusals import jsonrpc_refusal
 
 _SESSION_HEADER = MCP_SESSION_ID_HEADER.lower().encode("latin-1")
 _VERSION_HEADER = b"mcp-protocol-version"
-
-
-def client_key(scope: Scope) -> Hashable:
-    """Who a request comes from: the authenticated principal, else the peer's address."""
-    user = scope.get("user")
-    if isinstance(user, AuthenticatedUser):
-        return ("principal", *principal_components(user.access_token))
-    client = scope.get("client")
-    return ("peer", client[0] if client else None)
 
 
 class SessionQuota:
