@@ -59,6 +59,8 @@ EVERY_VARIABLE = {
     "MCP_ADAPTER_MAX_SSE_STREAMS": "7",
     "MCP_ADAPTER_MAX_SESSIONS": "8",
     "MCP_ADAPTER_MAX_SESSIONS_PER_CLIENT": "9",
+    "MCP_ADAPTER_MAX_CALLS": "10",
+    "MCP_ADAPTER_MAX_CALLS_PER_CLIENT": "11",
     "MCP_ADAPTER_SESSION_IDLE_TIMEOUT": "60",
 }
 
@@ -99,6 +101,8 @@ def test_every_setting_comes_from_its_variable() -> None:
         max_sse_streams=7,
         max_sessions=8,
         max_sessions_per_client=9,
+        max_calls=10,
+        max_calls_per_client=11,
         session_idle_timeout=60.0,
     )
     # --workers processes get the resolved options, not the variables

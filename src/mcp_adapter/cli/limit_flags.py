@@ -19,6 +19,7 @@ class LimitOption:
     metavar: str
     help: str
     stateful_only: bool = False
+    http_only: bool = True
 
     @property
     def flag(self) -> str:
@@ -58,8 +59,10 @@ LIMIT_OPTIONS = (
         "shutdown_timeout",
         float,
         "SECONDS",
-        "on SIGTERM, wait this long for calls in flight before cancelling them "
-        f"(default {defaults.DEFAULT_SHUTDOWN_TIMEOUT:g})",
+        "on SIGTERM, wait this long for calls in flight before cancelling them (HTTP), "
+        "then this long for the shutdown (sessions, lifespan, singletons) before exiting "
+        f"at once (default {defaults.DEFAULT_SHUTDOWN_TIMEOUT:g}); stdio too",
+        http_only=False,
     ),
     LimitOption(
         "max_sse_streams",
@@ -82,6 +85,20 @@ LIMIT_OPTIONS = (
         "open sessions per client (token principal, else address) at most, 429 beyond "
         f"(default {defaults.DEFAULT_MAX_SESSIONS_PER_CLIENT})",
         stateful_only=True,
+    ),
+    LimitOption(
+        "max_calls",
+        int,
+        "N",
+        "calls in flight at most, refused with JSON-RPC error -32004 beyond "
+        f"(default {defaults.DEFAULT_MAX_CALLS})",
+    ),
+    LimitOption(
+        "max_calls_per_client",
+        int,
+        "N",
+        "calls in flight per client (token principal, else address) at most, -32004 beyond "
+        f"(default {defaults.DEFAULT_MAX_CALLS_PER_CLIENT})",
     ),
     LimitOption(
         "session_idle_timeout",
@@ -108,8 +125,12 @@ LIMIT_SETTINGS = tuple(
 
 
 def limits_given(options: ServeOptions) -> list[str]:
-    """The names of the limits set (by flag or variable)."""
-    return [option.name for option in LIMIT_OPTIONS if getattr(options, option.name) is not None]
+    """The names of the HTTP-only limits set (by flag or variable)."""
+    return [
+        option.name
+        for option in LIMIT_OPTIONS
+        if option.http_only and getattr(options, option.name) is not None
+    ]
 
 
 def check_limits(options: ServeOptions, given: Resolved) -> None:

@@ -49,6 +49,8 @@ class ServeOptions:
     max_sessions: int | None = None
     max_sessions_per_client: int | None = None
     session_idle_timeout: float | None = None
+    max_calls: int | None = None
+    max_calls_per_client: int | None = None
     sys_path: tuple[str, ...] = field(default=(), compare=False)
 
     def to_env(self) -> str:

@@ -15,6 +15,8 @@ from starlette.routing import BaseRoute, Route
 from container import Container
 from mcp_adapter.compile.server import with_middleware
 from mcp_adapter.declare.middleware import Middleware
+from mcp_adapter.dispatch.inflight import CallsInFlight
+from mcp_adapter.dispatch.threads import Threads
 from mcp_adapter.serving.auth import BearerAuth, app_middleware
 from mcp_adapter.serving.endpoint import endpoint, session_manager
 from mcp_adapter.serving.events import Resumability
@@ -66,7 +68,7 @@ def http_app(
     - ``transport_security``: the SDK's ``TransportSecuritySettings``
       (``Host``/``Origin`` allow-lists), in place of ``host``'s default.
     - ``limits``: an :class:`HttpLimits` (default ``HttpLimits()``): body size
-      and deadline, GET streams, sessions, and the connection-level limits
+      and deadline, GET streams, sessions, calls in flight, and the connection-level limits
       recorded on ``app.state.mcp_http_limits`` for :func:`uvicorn_config`
       (which ``mcp-adapter serve`` uses).
     - ``resumability`` (stateful only): a :class:`Resumability`, SSE streams a
@@ -96,11 +98,18 @@ def http_app(
     catalog = with_middleware(catalog_of(servable, container), middleware, container)
     if toolsets is not None:
         catalog = catalog.select(toolsets)
+    threads = Threads(catalog.threads)
+    calls = CallsInFlight(limits.max_calls, limits.max_calls_per_client)
     server = build_sdk_server(
-        catalog, container, transport="http", request_state_security=request_state_security
+        catalog,
+        container,
+        transport="http",
+        request_state_security=request_state_security,
+        threads=threads,
+        calls=calls,
     )
     if len(catalog.toolsets) > 1:  # one toolset: every selection the gate lets in is all
-        ToolsetRouter(catalog, container).install(server)
+        ToolsetRouter(catalog, container, threads=threads, calls=calls).install(server)
     if configure is not None:
         configure(server)
     manager = session_manager(

@@ -26,6 +26,10 @@ DEFAULT_MAX_SSE_STREAMS = 1000
 DEFAULT_MAX_SESSIONS = 1000
 DEFAULT_MAX_SESSIONS_PER_CLIENT = 100
 DEFAULT_SESSION_IDLE_TIMEOUT = 1800.0
+DEFAULT_MAX_CALLS = 2048
+DEFAULT_MAX_CALLS_PER_CLIENT = 32
+"""Below ``Server.threads`` (40 by default), so that one client's sync calls cannot hold
+every worker thread."""
 FD_RESERVE = 128
 """File descriptors kept back from the connection cap: logs, files, outgoing sockets."""
 
@@ -60,6 +64,13 @@ class HttpLimits:
     """Open sessions per client (token principal, else peer address); one more gets ``429``."""
     session_idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT
     """Seconds a session with no request in flight is kept before it is closed."""
+    max_calls: int | None = DEFAULT_MAX_CALLS
+    """Calls in flight at most (``tools/call``, ``resources/read``, ``prompts/get``,
+    ``completion/complete``), sync work a call left running past its timeout included;
+    one more is refused at once with the JSON-RPC error ``-32004``."""
+    max_calls_per_client: int | None = DEFAULT_MAX_CALLS_PER_CLIENT
+    """Calls in flight per client (token principal, else peer address), counted as
+    ``max_calls``; one more is refused with ``-32004``."""
 
     def __post_init__(self) -> None:
         for name in ("header_timeout", "body_timeout", "shutdown_timeout", "session_idle_timeout"):
@@ -68,7 +79,14 @@ class HttpLimits:
                 raise ValueError(f"{name} must be a positive number of seconds or None")
         if self.max_body_size < 1:
             raise ValueError("max_body_size must be a positive number of bytes")
-        counts = ("max_connections", "max_sse_streams", "max_sessions", "max_sessions_per_client")
+        counts = (
+            "max_connections",
+            "max_sse_streams",
+            "max_sessions",
+            "max_sessions_per_client",
+            "max_calls",
+            "max_calls_per_client",
+        )
         for name in counts:
             value = getattr(self, name)
             if value is not None and value < 1:

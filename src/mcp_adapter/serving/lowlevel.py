@@ -15,6 +15,8 @@ from container import Container
 from mcp_adapter.compiled.catalog import Catalog, CompiledPrompt, CompiledResource
 from mcp_adapter.declare.request import Transport
 from mcp_adapter.dispatch import Dispatcher
+from mcp_adapter.dispatch.inflight import CallsInFlight
+from mcp_adapter.dispatch.threads import Threads
 
 
 def header_schemas(catalog: Catalog) -> Callable[[str], Mapping[str, Any] | None]:
@@ -39,6 +41,8 @@ def build_sdk_server(
     transport: Transport = "memory",
     request_state_security: RequestStateSecurity | None = None,
     caller: AccessToken | None = None,
+    threads: Threads | None = None,
+    calls: CallsInFlight | None = None,
 ) -> SdkServer[Any]:
     """A low-level SDK server whose handlers are the dispatcher's.
 
@@ -48,8 +52,14 @@ def build_sdk_server(
     did not seal (``-32602 Invalid or expired requestState``), under
     ``request_state_security`` (default: a key of this process only, as the
     SDK's ``MCPServer`` does) with the server's name as audience.
+
+    ``threads`` are the worker threads of its sync work (default: ``Server.threads`` of
+    its own) and ``calls`` bounds its calls in flight (default: unbounded); an app
+    that builds several servers for one deployment gives them the same ones.
     """
-    dispatcher = Dispatcher(catalog, container, transport=transport, caller=caller)
+    dispatcher = Dispatcher(
+        catalog, container, transport=transport, caller=caller, threads=threads, calls=calls
+    )
     handlers: dict[str, Any] = {}
     if catalog.tools:
         handlers["on_list_tools"] = dispatcher.list_tools

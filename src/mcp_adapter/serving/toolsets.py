@@ -17,6 +17,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from container import Container
 from mcp_adapter.compiled.catalog import Catalog
+from mcp_adapter.dispatch.inflight import CallsInFlight
+from mcp_adapter.dispatch.threads import Threads
 from mcp_adapter.errors import unknown
 from mcp_adapter.serving.lowlevel import build_sdk_server
 
@@ -111,9 +113,19 @@ class ToolsetRouter:
     built per distinct selection, on first use, and kept.
     """
 
-    def __init__(self, catalog: Catalog, container: Container) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        container: Container,
+        *,
+        threads: Threads | None = None,
+        calls: CallsInFlight | None = None,
+    ) -> None:
         self.catalog = catalog
         self.container = container
+        self.threads = threads
+        """The app's worker threads and its calls in flight: one for every selection."""
+        self.calls = calls
         self._full: dict[str, Handler] = {}
         self._selected: dict[frozenset[str], dict[str, Handler]] = {}
 
@@ -129,7 +141,13 @@ class ToolsetRouter:
         found = self._selected.get(selection)
         if found is not None:
             return found
-        server = build_sdk_server(self.catalog.select(selection), self.container, transport="http")
+        server = build_sdk_server(
+            self.catalog.select(selection),
+            self.container,
+            transport="http",
+            threads=self.threads,
+            calls=self.calls,
+        )
         handlers: dict[str, Handler] = {}
         for method in TOOL_METHODS:
             entry = server.get_request_handler(method)
