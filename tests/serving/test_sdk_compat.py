@@ -12,6 +12,8 @@ from mcp_adapter import sdk_compat
 SERVING = Path(mcp_adapter.serving.__file__).parent
 OTHER_LIBRARIES = {"internals.py"}
 """uvicorn's and sse-starlette's private parts, which are not the SDK's."""
+PUBLIC = {"os._exit"}
+"""Public functions of the standard library whose names start with an underscore."""
 
 
 def private_reads(source: str) -> list[str]:
@@ -24,6 +26,8 @@ def private_reads(source: str) -> list[str]:
         if not name.startswith("_") or name.startswith("__"):
             continue
         if isinstance(node.value, ast.Name) and node.value.id == "self":
+            continue
+        if ast.unparse(node) in PUBLIC:
             continue
         found.append(f"{ast.unparse(node)} (line {node.lineno})")
     return found

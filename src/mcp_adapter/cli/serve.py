@@ -9,7 +9,6 @@ import socket
 import sys
 from typing import Any
 
-import anyio
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 
@@ -39,7 +38,7 @@ from mcp_adapter.serving import (
     NotServableError,
     catalog_of,
     http_app,
-    serve_stdio,
+    run_stdio,
 )
 from mcp_adapter.serving.lifespan import serve_lifespan
 from mcp_adapter.serving.signals import HeldSignals
@@ -187,22 +186,20 @@ def _serve_stdio(options: ServeOptions) -> int:
         refuse_http_only(catalog, "stdio")
     except CompileError as exc:
         raise compile_failed(exc, options.target) from exc
-    security = request_state_security(options.request_state_keys)
     caller = None if options.identity is None else load_identity(options.identity)
-
-    async def main() -> None:
-        async with serve_lifespan(catalog, container):
-            who = "" if caller is None else f" as {caller.subject!r}"
-            status(f"MCP server {catalog.name!r} on stdio{who}")
-            await serve_stdio(
-                catalog,
-                container,
-                run_lifespan=False,
-                request_state_security=security,
-                identity=caller,
-            )
-
-    anyio.run(main)
+    who = "" if caller is None else f" as {caller.subject!r}"
+    timeout = HttpLimits().shutdown_timeout
+    if options.shutdown_timeout is not None:
+        timeout = options.shutdown_timeout
+    run_stdio(
+        catalog,
+        container,
+        close_container=True,
+        identity=caller,
+        shutdown_timeout=timeout,
+        request_state_security=request_state_security(options.request_state_keys),
+        on_ready=lambda served: status(f"MCP server {served.name!r} on stdio{who}"),
+    )
     return 0
 
 
@@ -242,12 +239,12 @@ def _serve_http(options: ServeOptions) -> int:
         lifespan="on",
     )
     server = uvicorn.Server(config)
-    held = HeldSignals(server)
+    held = HeldSignals(app.state.mcp_http_limits.shutdown_timeout)
 
     async def main() -> None:
         with held:  # re-raises a stop signal only once the shutdown below is done
             async with serve_lifespan(catalog, container):
-                held.install()
+                held.install(lambda sig: server.handle_exit(sig, None))
                 sock = _bind(options.host, options.port)
                 try:
                     bound = dataclasses.replace(options, port=sock.getsockname()[1])
@@ -255,6 +252,7 @@ def _serve_http(options: ServeOptions) -> int:
                     await server.serve(sockets=[sock])
                 finally:
                     sock.close()
+                held.shutting_down()
 
     with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
         runner.run(main())

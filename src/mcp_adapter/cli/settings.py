@@ -105,7 +105,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     """``serve``'s flags after its target: one per setting."""
     for setting in SETTINGS:
         setting.add_to(parser)
-    group = parser.add_argument_group("limits (HTTP; docs/serving.md)")
+    group = parser.add_argument_group(
+        "limits (HTTP, unless a flag says stdio too; docs/serving.md)"
+    )
     for setting in LIMIT_SETTINGS:
         setting.add_to(group)
 

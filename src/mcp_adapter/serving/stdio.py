@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import contextvars
 import logging
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import AsyncExitStack, contextmanager
 from types import TracebackType
 from typing import Protocol, Self
 
 import anyio
+import anyio.lowlevel
+import anyio.to_thread
 from mcp.server.request_state import RequestStateSecurity
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
@@ -26,8 +28,10 @@ from mcp_adapter.errors import CompileError, problem
 from mcp_adapter.sdk_compat import claim_stdin
 from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id
 from mcp_adapter.serving.lifespan import serve_lifespan
+from mcp_adapter.serving.limits import DEFAULT_SHUTDOWN_TIMEOUT
 from mcp_adapter.serving.lowlevel import build_sdk_server
 from mcp_adapter.serving.servable import Servable, catalog_of
+from mcp_adapter.serving.signals import HeldSignals
 
 logger = logging.getLogger("mcp_adapter")
 
@@ -80,6 +84,9 @@ class ScreenedLines(anyio.AsyncFile[str]):
     :class:`AnsweringReadStream` answers it ``-32600`` with ``id: null``, in
     line order like any unreadable line. Every other line passes unchanged;
     everything but iteration is the wrapped file's.
+
+    A wait for the next line can be cancelled (a stop signal while the client
+    sends nothing): the read goes on in its thread, and serving ends.
     """
 
     def __init__(self, source: anyio.AsyncFile[str]) -> None:
@@ -87,7 +94,8 @@ class ScreenedLines(anyio.AsyncFile[str]):
         self._source = source
 
     async def __aiter__(self) -> AsyncIterator[str]:
-        async for line in self._source:
+        readline = self._source.wrapped.readline
+        while line := await anyio.to_thread.run_sync(readline, abandon_on_cancel=True):
             yield NO_MESSAGE + "\n" if has_invalid_id(line) else line
 
 
@@ -251,8 +259,46 @@ def run_stdio(
     *,
     close_container: bool = False,
     identity: Identity | None = None,
+    shutdown_timeout: float | None = DEFAULT_SHUTDOWN_TIMEOUT,
+    request_state_security: RequestStateSecurity | None = None,
+    on_ready: Callable[[Catalog], None] | None = None,
 ) -> None:
-    """Blocking form of :func:`serve_stdio`, for a script's ``if __name__ == "__main__":``."""
-    anyio.run(
-        lambda: serve_stdio(servable, container, close_container=close_container, identity=identity)
-    )
+    """Serve ``servable`` over stdio in this process until stdin closes or a stop signal
+    comes, for a script's ``if __name__ == "__main__":`` (``mcp-adapter serve`` uses it).
+
+    Every request is made as ``identity`` when given (see :func:`serve_stdio`).
+    Start-up runs first (:func:`serve_lifespan`), then ``on_ready(catalog)``. SIGTERM
+    or SIGINT stops serving: the calls in flight are cancelled (their scopes closed),
+    then the shutdown runs as after the last line (the session's scope, the
+    lifespan, and with ``close_container=True`` the container's singletons), and the
+    process ends by that signal. Stopping and the shutdown each have
+    ``shutdown_timeout`` seconds (``None``: no bound), and a further signal ends the
+    process at once: then it exits with status 1 and a line on stderr saying why.
+    """
+    catalog = catalog_of(servable, container)
+    refuse_http_only(catalog, "stdio")
+    held = HeldSignals(shutdown_timeout)
+
+    async def main() -> None:
+        with held:
+            async with serve_lifespan(catalog, container, close_container=close_container):
+                with anyio.CancelScope() as serving:
+                    loop = anyio.lowlevel.current_token()
+
+                    def stop(sig: int) -> None:  # in the signal handler, on the loop's thread
+                        loop.backend_class.run_sync_soon(serving.cancel, (), loop.native_token)
+
+                    held.install(stop)
+                    held.bound_stop()
+                    if on_ready is not None:
+                        on_ready(catalog)
+                    await serve_stdio(
+                        catalog,
+                        container,
+                        run_lifespan=False,
+                        request_state_security=request_state_security,
+                        identity=identity,
+                    )
+                held.shutting_down()
+
+    anyio.run(main)
