@@ -102,9 +102,16 @@ class ConfirmTool(Tool):
         return McpResponse.text("confirmed")
 
 
+class BlockTimed(Block):
+    """A slow sync call with a timeout: answered at its deadline, its thread still busy."""
+
+    name = "block_timed"
+    timeout = 0.05
+
+
 class Shared(Server):
     name = "shared"
-    tools = (Block, Quick, Pause)
+    tools = (Block, Quick, Pause, BlockTimed)
 
 
 class TwoThreads(Server):
@@ -239,6 +246,34 @@ async def test_calls_beyond_max_calls_are_refused_and_a_place_is_given_back(gate
                 await _until(lambda: len(answers) == 3)
                 again = await _call(http, url, LEGACY, "quick", 100)
     assert [a["result"]["content"][0]["text"] for a in answers] == ["released"] * 3
+    assert again["result"]["content"][0]["text"] == "quick"
+
+
+async def test_a_timed_out_call_keeps_its_place_until_its_thread_returns(gate: Gate) -> None:
+    """Answered at its deadline, its sync work still runs: it still counts, so a client
+    cannot pile up abandoned work past its limit."""
+    limits = HttpLimits(max_calls_per_client=1)
+    app = http_app(Shared, _container(gate), json_response=True, limits=limits)
+    with serve_app(app) as base:
+        url = f"{base}/mcp"
+        async with _client(connections=2) as http:
+            for attempt in range(10):  # until its handler started before its deadline
+                with anyio.fail_after(BOUND):
+                    timed_out = await _call(http, url, MODERN, "block_timed", attempt)
+                assert timed_out["result"]["isError"] is True
+                assert "timed out" in timed_out["result"]["content"][0]["text"]
+                probe = await _call(http, url, MODERN, "quick", 100 + attempt)
+                if "error" in probe:  # its handler still runs: it still holds the place
+                    assert _refused_per_client(probe, 1)
+                    break
+                assert gate.entered == 0, "only a handler that never started frees it"
+            else:
+                pytest.fail("no handler started before its deadline in 10 calls")
+            gate.release.set()
+            with anyio.fail_after(BOUND):
+                while "error" in (again := await _call(http, url, MODERN, "quick", 21)):
+                    assert _refused_per_client(again, 1)
+                    await anyio.sleep(0.01)
     assert again["result"]["content"][0]["text"] == "quick"
 
 

@@ -181,6 +181,8 @@ class OnWorker(_Stages):
         )
 
     async def inject(self, plan: HandlerPlan, scope: Scope, request: McpRequest | None) -> Any:
+        if not plan.services:  # the request, the HTTP request: nothing to build, no hop
+            return plan.injected_sync(scope, request)
         return await self.worker.run(plan.injected_sync, scope, request)
 
 
@@ -282,10 +284,10 @@ class _ClosedOnWorker:
         tb: TracebackType | None,
     ) -> None:
         worker, close = self.worker, self.scope.__exit__
-        if not worker.used:  # nothing ran on the thread: nothing of it is in the scope
-            close(exc_type, exc, tb)
-        elif worker.behind:
+        if worker.behind:
             worker.later(close, exc_type, exc, tb)
+        elif not worker.used or not self.scope.exits:  # no finalizer to run on the thread
+            close(exc_type, exc, tb)
         else:
             with anyio.CancelScope(shield=True):
                 await worker.run(close, exc_type, exc, tb)
