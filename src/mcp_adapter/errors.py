@@ -66,6 +66,16 @@ def incident_of(error: BaseException) -> str:
     return incident
 
 
+class IncidentError(MCPError):
+    """The protocol error ``-32603`` a failure is answered with: its message names the
+    incident, which ``incident`` also holds (for middleware that logs it; never sent apart
+    from the message)."""
+
+    def __init__(self, what: str, incident: str) -> None:
+        super().__init__(INTERNAL_ERROR, f"{what} (incident {incident})")
+        self.incident = incident
+
+
 def unknown(kind: str, name: str) -> MCPError:
     return MCPError(INVALID_PARAMS, f"Unknown {kind}: {name}")
 
@@ -134,3 +144,8 @@ class HandlerResultError(McpAdapterError, TypeError):
 
 class OutputContractError(McpAdapterError, ValueError):
     """A successful result does not satisfy the tool's declared output contract."""
+
+
+class ContextNotProvided(McpAdapterError, RuntimeError):
+    """A request-stage layer declared a context value in ``provides`` and passed the call
+    on without it (``Call.with_context``): the call fails with an incident."""

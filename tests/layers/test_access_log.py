@@ -9,9 +9,11 @@ import anyio
 import pytest
 
 from container import Container
-from mcp_adapter import Identity, McpResponse, Server, Tool
+from mcp_adapter import Identity, McpResponse, Prompt, Resource, Server, Tool
+from mcp_adapter.declare.middleware import Stage
 from mcp_adapter.layers import FIELDS, AccessLog, RateLimit
 from mcp_adapter.testing import McpTestClient
+from schemas import Schema
 from tests.components.support import ERAS
 from tests.layers.support import SECRET, client
 
@@ -29,29 +31,44 @@ def fields(record: logging.LogRecord) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize(
+    ("stage", "refused", "error_type"),
+    [("request", ("error", None), None), ("call", ("refused", "ToolError"), "RuntimeError")],
+)
 async def test_each_tool_call_is_one_record_with_its_outcome_and_caller(
-    era: str, caplog: pytest.LogCaptureFixture
+    era: str,
+    stage: Stage,
+    refused: tuple[str, str | None],
+    error_type: str | None,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    """At the request stage a handler's ``ToolError`` is the error answer it becomes, and a
+    failure is the incident its answer names (its class is in the dispatcher's log); at
+    the call stage the layer sees them raised."""
     caplog.set_level(logging.INFO, logger="mcp_adapter.access")
-    async with client(AccessLog(), era=era, identity=ADA) as mcp:
+    async with client(AccessLog(stage=stage), era=era, identity=ADA) as mcp:
         (await mcp.tool("echo", {"text": SECRET})).assertOk()
         (await mcp.tool("echo", {"text": SECRET, "mode": "error"})).assertError("cannot echo")
         (await mcp.tool("echo", {"text": SECRET, "mode": "refuse"})).assertError("echo refused")
         failed = (await mcp.tool("echo", {"text": SECRET, "mode": "fail"})).assertError()
     records = access(caplog)
     assert [(r.method, r.component, r.outcome, r.subject) for r in records] == [
-        ("tools/call", "echo", outcome, "ada") for outcome in ("ok", "error", "refused", "failed")
+        ("tools/call", "echo", outcome, "ada") for outcome in ("ok", "error", refused[0], "failed")
     ]
-    assert records[2].refusal == "ToolError"
+    assert records[2].refusal == refused[1]
     assert failed.result is not None
     assert records[3].incident == failed.result["_meta"]["incident"]
-    assert records[3].error_type == "RuntimeError"
+    assert records[3].error_type == error_type
     assert [r.incident for r in records[:3]] == [None, None, None]
     assert all(isinstance(r.duration_ms, float) and r.duration_ms >= 0 for r in records)
     assert all(isinstance(r.request_id, int) for r in records)
     assert records[0].getMessage().startswith("tools/call 'echo' ok in ")
     assert records[0].getMessage().endswith(" ms by ada")
-    assert records[3].getMessage().endswith(f"(incident {records[3].incident}) (RuntimeError)")
+    assert (
+        records[3]
+        .getMessage()
+        .endswith(f"(incident {records[3].incident})" + (f" ({error_type})" if error_type else ""))
+    )
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -97,8 +114,8 @@ async def test_resources_prompts_listings_and_completion_are_logged_too(
     assert broken.error is not None
     records = access(caplog)
     assert [(r.method, r.component, r.outcome) for r in records] == [
-        ("resources/read", "notes://2", "ok"),
-        ("resources/read", "notes://-1", "failed"),
+        ("resources/read", "notes://{number}", "ok"),
+        ("resources/read", "notes://{number}", "failed"),
         ("prompts/get", "greeting", "ok"),
         ("tools/list", "", "ok"),
         ("resources/templates/list", "", "ok"),
@@ -136,20 +153,25 @@ class Sleepy(Tool):
 
 
 @pytest.mark.parametrize("era", ERAS)
-async def test_a_call_cancelled_at_its_timeout_is_logged_cancelled(
+async def test_a_call_cut_at_its_timeout_is_its_incident_or_cancelled_around_the_handler(
     era: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     class Timed(Server):
         name = "timed"
         tools = (Sleepy,)
-        middleware: ClassVar = (AccessLog(),)
+        middleware: ClassVar = (AccessLog(), AccessLog("audit.inner", stage="call"))
 
     caplog.set_level(logging.INFO, logger="mcp_adapter.access")
+    caplog.set_level(logging.INFO, logger="audit.inner")
     async with McpTestClient(Container(), Timed, protocol=era) as mcp:
-        (await mcp.tool("sleepy")).assertError("Tool timed out")
+        answer = (await mcp.tool("sleepy")).assertError("Tool timed out")
+    assert answer.result is not None
     ((record),) = access(caplog)
-    assert (record.method, record.outcome, record.incident) == ("tools/call", "cancelled", None)
+    assert (record.method, record.outcome) == ("tools/call", "failed")
+    assert record.incident == answer.result["_meta"]["incident"]
     assert record.duration_ms >= 40
+    ((inner),) = access(caplog, "audit.inner")
+    assert (inner.outcome, inner.incident) == ("cancelled", None)
 
 
 async def test_the_logger_and_level_are_the_callers_and_a_disabled_one_logs_nothing(
@@ -169,7 +191,7 @@ async def test_the_logger_and_level_are_the_callers_and_a_disabled_one_logs_noth
 class Audited(Tool):
     """A tool with an access log of its own."""
 
-    middleware: ClassVar = (AccessLog(logger="audit.audited"),)
+    middleware: ClassVar = (AccessLog(logger="audit.audited", stage="call"),)
 
     async def handle(self) -> McpResponse:
         return McpResponse.text("done")
@@ -189,3 +211,143 @@ async def test_on_a_component_it_logs_that_component_only(
     assert [(r.method, r.component, r.subject) for r in access(caplog, "audit.audited")] == [
         ("tools/call", "audited", "ada")
     ]
+
+
+# -- what the request stage sees --------------------------------------------------------
+
+API_KEY = "sk-live-4f9a1c2b7d"
+"""A secret a client puts in a URI (the template's variable): no record may carry it."""
+
+
+class Balance(Resource):
+    uri_template = "accounts://{key}/balance"
+
+    async def handle(self, key: str) -> McpResponse:
+        return McpResponse.text("12.50")
+
+
+class Hidden(Tool):
+    """Hidden from every caller."""
+
+    def shouldRegister(self) -> bool:
+        return False
+
+    async def handle(self) -> McpResponse:
+        return McpResponse.text("never")
+
+
+class Staff(Tool):
+    """Refused to every caller."""
+
+    def authorize(self) -> bool:
+        return False
+
+    async def handle(self) -> McpResponse:
+        return McpResponse.text("never")
+
+
+class CountInput(Schema):
+    count: int
+
+
+class Counted(Tool[CountInput]):
+    """Takes a number."""
+
+    async def handle(self, payload: CountInput) -> McpResponse:
+        return McpResponse.text(str(payload.count))
+
+
+class Hello(Prompt):
+    async def handle(self) -> McpResponse:
+        return McpResponse.text("hello")
+
+
+def logged_server(*layers: Any) -> type[Server]:
+    class Logged(Server):
+        name = "logged"
+        tools = (Hidden, Staff, Counted)
+        resources = (Balance,)
+        prompts = (Hello,)
+        middleware: ClassVar = layers
+
+    return Logged
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_unknown_hidden_refused_and_invalid_calls_are_logged_without_their_names(
+    era: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="mcp_adapter.access")
+    mcp = McpTestClient(Container(), logged_server(AccessLog()), protocol=era, identity=ADA)
+    assert (await mcp.tool(f"made-up-{SECRET}")).error is not None
+    assert (await mcp.tool("hidden")).error is not None
+    assert (await mcp.tool("staff")).error is not None
+    (await mcp.tool("counted", {"count": SECRET})).assertError("Invalid tool arguments")
+    assert (await mcp.read_resource(f"nowhere://{SECRET}")).error is not None
+    assert (await mcp.prompt(f"made-up-{SECRET}")).error is not None
+    records = access(caplog)
+    assert [(r.method, r.component, r.outcome, r.refusal, r.error_code) for r in records] == [
+        ("tools/call", None, "refused", "MCPError", -32602),
+        ("tools/call", "hidden", "refused", "MCPError", -32602),
+        ("tools/call", "staff", "refused", "MCPError", -32003),
+        ("tools/call", "counted", "error", None, None),
+        ("resources/read", None, "refused", "MCPError", -32602 if era == ERAS[0] else -32002),
+        ("prompts/get", None, "refused", "MCPError", -32602),
+    ]
+    assert records[0].getMessage().startswith("tools/call (unknown) refused in ")
+    assert records[0].getMessage().endswith(" by ada (MCPError -32602)")
+    for record in records:
+        assert SECRET not in record.getMessage()
+        assert SECRET not in repr(fields(record))
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("stage", ["request", "call"])
+async def test_a_resource_is_logged_by_its_template_never_by_the_uri_read(
+    era: str, stage: Stage, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The variables of a URI are the call's arguments (here an API key)."""
+    caplog.set_level(logging.INFO, logger="mcp_adapter.access")
+    layer = AccessLog(stage=stage)
+    mcp = McpTestClient(Container(), logged_server(layer), protocol=era)
+    (await mcp.read_resource(f"accounts://{API_KEY}/balance")).assertOk()
+    ((record),) = access(caplog)
+    assert (record.method, record.component, record.outcome) == (
+        "resources/read",
+        "accounts://{key}/balance",
+        "ok",
+    )
+    assert record.getMessage().startswith("resources/read 'accounts://{key}/balance' ok in ")
+    assert API_KEY not in record.getMessage()
+    assert API_KEY not in repr(vars(record))
+
+
+class CountOutput(Schema):
+    count: int
+
+
+class Broken(Tool[CountInput, CountOutput]):
+    """Returns what its output contract refuses."""
+
+    async def handle(self, payload: CountInput) -> McpResponse:
+        return McpResponse.structured({"count": "not a number"})
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_result_the_dispatcher_fails_to_build_is_logged_with_its_incident(
+    era: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Contracted(Server):
+        name = "contracted"
+        tools = (Broken,)
+        middleware: ClassVar = (AccessLog(), AccessLog("audit.inner", stage="call"))
+
+    caplog.set_level(logging.INFO, logger="mcp_adapter.access")
+    caplog.set_level(logging.INFO, logger="audit.inner")
+    answer = await McpTestClient(Container(), Contracted, protocol=era).tool("broken", {"count": 1})
+    answer.assertError("Tool execution failed")
+    assert answer.result is not None
+    ((record),) = access(caplog)
+    assert (record.outcome, record.incident) == ("failed", answer.result["_meta"]["incident"])
+    ((inner),) = access(caplog, "audit.inner")
+    assert inner.outcome == "ok"  # around the handler, it saw a value, not the result

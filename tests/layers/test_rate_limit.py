@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, ClassVar
 
 import anyio
 import pytest
 from mcp import types
 from starlette.requests import Request
 
-from mcp_adapter import Identity, McpRequest
+from container import Container
+from mcp_adapter import (
+    CompileError,
+    Identity,
+    McpRequest,
+    McpResponse,
+    Server,
+    Tool,
+    compile_server,
+)
 from mcp_adapter.layers import (
     InMemoryRateStore,
     Rate,
@@ -18,7 +28,8 @@ from mcp_adapter.layers import (
     client_key,
     identity_key,
 )
-from mcp_adapter.testing import McpResult
+from mcp_adapter.testing import McpResult, McpTestClient
+from schemas import Schema
 from tests.components.support import ERAS
 from tests.layers.support import client
 
@@ -220,3 +231,140 @@ async def test_a_pluggable_store_gets_the_key_rate_and_time_and_its_wait_is_show
 def test_bad_settings_fail_when_the_layer_is_made(options: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         RateLimit(**options)
+
+
+# -- the request stage: counted before anything else runs -------------------------------
+
+
+class Opened:
+    """Counts what a call opened: hooks run, scoped services built and closed."""
+
+    def __init__(self) -> None:
+        self.hooks = 0
+        self.services = 0
+        self.closed = 0
+
+
+class Database:
+    """A scoped service with a finalizer (a connection per call)."""
+
+
+def database(opened: Opened) -> Iterator[Database]:
+    opened.services += 1
+    try:
+        yield Database()
+    finally:
+        opened.closed += 1
+
+
+class CountInput(Schema):
+    count: int
+
+
+class Guarded(Tool[CountInput]):
+    """A tool whose authorize hook and constructor need the database."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def authorize(self, opened: Opened, db: Database) -> bool:
+        opened.hooks += 1
+        return True
+
+    async def handle(self, payload: CountInput) -> McpResponse:
+        return McpResponse.text(str(payload.count))
+
+
+class Hidden(Tool):
+    def shouldRegister(self) -> bool:
+        return False
+
+    async def handle(self) -> McpResponse:
+        return McpResponse.text("never")
+
+
+def guarded(*layers: Any, era: str, identity: Identity = ADA) -> tuple[McpTestClient, Opened]:
+    class Guarding(Server):
+        name = "guarding"
+        tools = (Guarded, Hidden)
+        middleware: ClassVar = layers
+
+    opened = Opened()
+    container = Container()
+    container.instance(Opened, opened)
+    container.scoped(Database, database)
+    return McpTestClient(container, Guarding, protocol=era, identity=identity), opened
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_refused_call_runs_no_hook_and_opens_no_service(era: str) -> None:
+    mcp, opened = guarded(RateLimit(2, 60), era=era)
+    for number in range(12):
+        answer = await mcp.tool("guarded", {"count": number})
+        if number < 2:
+            answer.assertOk()
+        else:
+            limited(answer, "30")
+    assert (opened.hooks, opened.services, opened.closed) == (2, 2, 2)
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_unknown_hidden_and_invalid_calls_spend_the_budget(era: str) -> None:
+    mcp, opened = guarded(RateLimit(3, 60), era=era)
+    assert (await mcp.tool("made-up")).error is not None
+    assert (await mcp.tool("hidden")).error is not None
+    (await mcp.tool("guarded", {"count": "many"})).assertError("Invalid tool arguments")
+    limited(await mcp.tool("guarded", {"count": 1}), "20")
+    # past the limit, what is refused is refused before the name is even looked up
+    limited(await mcp.tool("made-up"), "20")
+    limited(await mcp.tool("hidden"), "20")
+    assert opened.services == 1  # the invalid call's hook ran (it came before validation)
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_at_the_call_stage_only_calls_that_reach_the_handler_count(era: str) -> None:
+    mcp, opened = guarded(RateLimit(1, 60, stage="call"), era=era)
+    for _ in range(3):
+        assert (await mcp.tool("made-up")).error is not None
+        (await mcp.tool("guarded", {"count": "many"})).assertError("Invalid tool arguments")
+    (await mcp.tool("guarded", {"count": 1})).assertOk()
+    limited(await mcp.tool("guarded", {"count": 2}), "60")
+    assert opened.hooks == 5  # the hooks ran before the layer refused
+
+
+class OwnLimit(Tool):
+    """A tool with a limit of its own."""
+
+    middleware: ClassVar = (RateLimit(1, 60, stage="call"),)
+
+    async def handle(self) -> McpResponse:
+        return McpResponse.text("done")
+
+
+async def test_on_a_component_it_stands_at_the_call_stage_and_the_request_stage_is_refused() -> (
+    None
+):
+    class Own(Server):
+        name = "own"
+        tools = (OwnLimit,)
+
+    mcp = McpTestClient(Container(), Own)
+    (await mcp.tool("own-limit")).assertOk()
+    limited(await mcp.tool("own-limit"), "60")
+
+    class Misplaced(Tool):
+        middleware: ClassVar = (RateLimit(1, 60),)
+
+        async def handle(self) -> McpResponse:
+            return McpResponse.text("done")
+
+    class Wrong(Server):
+        name = "wrong"
+        tools = (Misplaced,)
+
+    with pytest.raises(CompileError) as raised:
+        compile_server(Wrong, Container())
+    (found,) = raised.value.problems
+    assert found.path == ("middleware of tool 'misplaced'", "RateLimit")
+    assert "stands in the request stage" in found.message
+    assert "stage='call'" in found.hint

@@ -16,9 +16,9 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.mark.parametrize("era", ERAS)
-async def test_every_kind_of_call_is_timed_under_its_method_and_name(era: str) -> None:
-    seen: list[tuple[str, str, float]] = []
-    timing = Timing(lambda call, ms: seen.append((call.method, call.name, ms)), keep=2)
+async def test_every_kind_of_call_is_timed_under_its_method_and_component(era: str) -> None:
+    seen: list[tuple[str, str | None, float]] = []
+    timing = Timing(lambda call, ms: seen.append((call.method, call.component, ms)), keep=2)
     async with client(timing, era=era) as mcp:
         for text in ("a", "b", "c"):
             (await mcp.tool("echo", {"text": text})).assertOk()
@@ -30,7 +30,7 @@ async def test_every_kind_of_call_is_timed_under_its_method_and_name(era: str) -
     assert [(method, name) for method, name, _ in seen] == [
         *[("tools/call", "echo")] * 4,
         ("tools/call", "repeat"),
-        ("resources/read", "notes://1"),
+        ("resources/read", "notes://{number}"),
         ("prompts/get", "greeting"),
         ("prompts/list", ""),
     ]
@@ -42,10 +42,40 @@ async def test_every_kind_of_call_is_timed_under_its_method_and_name(era: str) -
     assert timing.timed() == [
         ("tools/call", "echo"),
         ("tools/call", "repeat"),
-        ("resources/read", "notes://1"),
+        ("resources/read", "notes://{number}"),
         ("prompts/get", "greeting"),
         ("prompts/list", ""),
     ]
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_names_the_client_makes_up_never_become_keys(era: str) -> None:
+    """At the request stage every call is timed, and the keys are the server's: 500 made-up
+    tool names and 500 URIs of one template leave one key each, and no real key is evicted."""
+    timing = Timing(max_keys=3)
+    async with client(timing, era=era) as mcp:
+        (await mcp.tool("echo", {"text": "a"})).assertOk()
+        for number in range(500):
+            assert (await mcp.tool(f"made-up-{number}")).error is not None
+            (await mcp.read_resource(f"notes://{number % 3}")).assertOk()
+        assert (await mcp.read_resource("nowhere://x")).error is not None
+    assert len(timing.durations("tools/call", None)) == 100  # keep: the last 100 of 500
+    assert sorted(timing.timed(), key=str) == sorted(
+        [("resources/read", None), ("resources/read", "notes://{number}"), ("tools/call", None)],
+        key=str,
+    )
+    assert ("tools/call", "echo") not in timing.timed()  # the least recent, with max_keys=3
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_at_the_call_stage_it_times_only_calls_that_reach_the_handler(era: str) -> None:
+    timing = Timing(stage="call")
+    async with client(timing, era=era) as mcp:
+        (await mcp.tool("echo", {"text": "a"})).assertOk()
+        assert (await mcp.tool("made-up")).error is not None
+        (await mcp.tool("echo", {"text": 5})).assertError("Invalid tool arguments")
+    assert timing.timed() == [("tools/call", "echo")]
+    assert len(timing.durations("tools/call", "echo")) == 1
 
 
 async def test_without_a_callback_durations_are_logged_at_debug(
@@ -80,7 +110,7 @@ def test_memory_stays_bounded_in_keys_and_in_durations_per_key() -> None:
     for ms in range(10):
         timing.record(Call("echo"), float(ms))
     keys = timing.timed()
-    assert len(keys) == 50
+    assert len(keys) == 50  # (Call.component is the name, as a call-stage layer sees it)
     assert keys[-1] == ("tools/call", "echo")
     assert keys[0] == ("resources/read", "notes://9951")  # the least recent went first
     assert timing.durations("tools/call", "echo") == (7.0, 8.0, 9.0)
@@ -97,3 +127,9 @@ def test_memory_stays_bounded_in_keys_and_in_durations_per_key() -> None:
 def test_it_keeps_at_least_one(options: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match="at least one"):
         Timing(**options)
+
+
+def test_the_stage_is_request_or_call() -> None:
+    assert Timing().stage == "request"
+    with pytest.raises(ValueError, match="stage= is 'request' or 'call'"):
+        Timing(stage="handler")  # type: ignore[arg-type]

@@ -50,7 +50,44 @@ async def test_a_protocol_error_is_its_code(otel: Recorded, protocol: str) -> No
     assert (await client(protocol).tool("nope")).error is not None
     ((attributes, _),) = otel.durations()
     assert attributes["error.type"] == attributes["rpc.response.status_code"] == "-32602"
-    assert attributes["gen_ai.tool.name"] == "nope"
+    assert "gen_ai.tool.name" not in attributes  # a name the server does not know
+
+
+@ERAS
+async def test_names_the_catalog_does_not_know_share_one_series(
+    otel: Recorded, protocol: str
+) -> None:
+    mcp = client(protocol)
+    for number in range(20):
+        assert (await mcp.tool(f"made-up-{number}")).error is not None
+        assert (await mcp.prompt(f"made-up-{number}")).error is not None
+    assert (await mcp.tool("hidden")).error is not None  # known to the catalog, so named
+    series = {
+        (attributes["mcp.method.name"], attributes.get("gen_ai.tool.name"), point.count)
+        for attributes, point in otel.durations()
+        if "gen_ai.prompt.name" not in attributes
+    }
+    assert series == {
+        ("tools/call", None, 20),
+        ("prompts/get", None, 20),
+        ("tools/call", "hidden", 1),
+    }
+
+
+async def test_made_up_names_cannot_push_a_real_tool_into_the_overflow_series(
+    otel: Recorded,
+) -> None:
+    """The SDK keeps 2,000 attribute sets per metric; past that, measurements go to one
+    ``otel.metric.overflow`` series. 2,100 made-up names must not get a real tool there."""
+    mcp = client("2026-07-28")
+    for number in range(2_100):
+        assert (await mcp.tool(f"made-up-{number}")).error is not None
+    (await mcp.tool("add", {"a": 1, "b": 2})).assertOk()
+    points = otel.durations()
+    assert all("otel.metric.overflow" not in attributes for attributes, _ in points)
+    (real,) = [point for attributes, point in points if attributes.get("gen_ai.tool.name") == "add"]
+    assert real.count == 1
+    assert len(points) == 2
 
 
 @ERAS

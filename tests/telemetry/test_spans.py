@@ -207,6 +207,56 @@ async def test_a_failing_handler_names_the_incident_the_client_got(
     assert server.attributes["error.type"] == "tool_error"  # the SDK's own verdict
 
 
+class LeakyTool(Tool):
+    """Fails with the call's data in its message (a row, an argument, a key)."""
+
+    name = "leaky"
+
+    async def handle(self) -> McpResponse:
+        raise ValueError("row {'card': '4111-1111-1111-1111'} rejected")
+
+
+class Leaky(Server):
+    name = "leaky"
+    tools = (LeakyTool,)
+
+
+class Detailed(Leaky):
+    telemetry_exception_details = True
+
+
+@ERAS
+async def test_a_failure_records_its_type_and_incident_not_its_message(
+    otel: Recorded, protocol: str
+) -> None:
+    answer = await client(protocol, Leaky).tool("leaky")
+    assert answer.result is not None
+    (handler,) = otel.named(HANDLER)
+    (event,) = handler.events
+    assert event.name == "exception"
+    assert dict(event.attributes or {}) == {"exception.type": "ValueError"}
+    assert handler.attributes is not None
+    assert handler.attributes[INCIDENT] == answer.result["_meta"]["incident"]
+    for span in otel.spans():
+        recorded = repr(dict(span.attributes or {})) + repr(
+            [(e.name, dict(e.attributes or {})) for e in span.events]
+        )
+        assert "4111" not in recorded + (span.status.description or "")
+
+
+@ERAS
+async def test_the_exception_details_are_recorded_when_the_server_asks(
+    otel: Recorded, protocol: str
+) -> None:
+    (await client(protocol, Detailed).tool("leaky")).assertError("Tool execution failed")
+    (handler,) = otel.named(HANDLER)
+    (event,) = handler.events
+    attributes = dict(event.attributes or {})
+    assert attributes["exception.type"] == "ValueError"
+    assert "4111-1111-1111-1111" in str(attributes["exception.message"])
+    assert "exception.stacktrace" in attributes
+
+
 @ERAS
 async def test_an_output_that_breaks_its_contract_fails_the_output_span(
     otel: Recorded, protocol: str

@@ -11,7 +11,9 @@ from typing import Any
 from starlette.requests import Request as HttpRequest
 
 from container import (
+    APP,
     EMPTY,
+    LEVEL_NAMES,
     AnnotationError,
     Container,
     Param,
@@ -120,9 +122,8 @@ def _plan(
     if problems:
         return None, problems
     plan = _assemble(owner, method_name, function, slots, container)
-    missing = context_values.unprovided(plan.contexts, (label,))
-    if missing:
-        return None, missing
+    # the context values it needs are checked once the server knows who gives them
+    # (compile.contexts): the adapter, or a request-stage layer
     return (dataclasses.replace(plan, function=function) if direct else plan), []
 
 
@@ -238,3 +239,27 @@ def _given_or_none(key: Any) -> Callable[[Any], Any]:
         return scope.context.get(key)
 
     return given
+
+
+def app_level(
+    key: Any, container: Container, here: tuple[str, ...], problems: list[Problem], *, why: str
+) -> bool:
+    """Whether ``key`` is built by the container outside any scope (a singleton, or a
+    transient made of them); else a problem saying ``why`` that matters, with the path to
+    what lives in a session or a request."""
+    node = container.node(key)
+    if not node.ok:
+        problems.extend(dataclasses.replace(p, path=(*here, *p.path)) for p in node.problems)
+        return False
+    if node.level > APP:
+        via = " -> ".join(node.level_via)
+        problems.append(
+            problem(
+                here,
+                f"{type_name(key)} lives in {LEVEL_NAMES[node.level]} (via {via}); {why}",
+                "depend on singletons (or transients made of them), e.g. a pool rather than "
+                "a connection per request",
+            )
+        )
+        return False
+    return True

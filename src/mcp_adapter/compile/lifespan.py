@@ -11,15 +11,16 @@ have no value there.
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 from typing import Any
 
-from container import APP, LEVEL_NAMES, Container, Problem, type_name
-from mcp_adapter.compile.handlers import plan_handler
+from container import Container, Problem, type_name
+from mcp_adapter.compile.handlers import app_level, plan_handler
 from mcp_adapter.compiled.handlers import Source
 from mcp_adapter.compiled.lifespan import LIFESPAN, CompiledLifespan
 from mcp_adapter.errors import problem
+
+_WHY = "the lifespan runs outside any session or request"
 
 
 def compile_lifespan(
@@ -67,30 +68,9 @@ def compile_lifespan(
                 )
             )
         elif slot.source is Source.SERVICE:
-            _app_level(slot.key, container, here, problems)
+            app_level(slot.key, container, here, problems, why=_WHY)
             services.append((slot.name, slot.key))
-    _app_level(server, container, (f"{label}(self)",), problems)
+    app_level(server, container, (f"{label}(self)",), problems, why=_WHY)
     if len(problems) > before:
         return None
     return CompiledLifespan(server=server, services=tuple(services), generator=generator)
-
-
-def _app_level(
-    key: Any, container: Container, here: tuple[str, ...], problems: list[Problem]
-) -> None:
-    """``key`` must be built by the container outside any scope (the lifespan's level)."""
-    node = container.node(key)
-    if not node.ok:
-        problems.extend(dataclasses.replace(p, path=(*here, *p.path)) for p in node.problems)
-        return
-    if node.level > APP:
-        via = " -> ".join(node.level_via)
-        problems.append(
-            problem(
-                here,
-                f"{type_name(key)} lives in {LEVEL_NAMES[node.level]} (via {via}); "
-                "the lifespan runs outside any session or request",
-                "depend on singletons (or transients made of them), e.g. a pool rather than "
-                "a connection per request",
-            )
-        )

@@ -63,10 +63,6 @@ def builder(cls: type, container: Container, problems: list[Problem]) -> tuple[A
     if not node.ok:
         problems.extend(node.problems)
         return None, False
-    missing = context_values.unprovided(node.contexts, (cls.__qualname__,))
-    if missing:
-        problems.extend(missing)
-        return None, False
     if node.is_async:
         return container.async_builder(cls), True
     return container.builder(cls), False

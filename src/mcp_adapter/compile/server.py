@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 from container import Container, Problem
+from mcp_adapter.compile.contexts import given_by, ungiven, ungiven_layers
 from mcp_adapter.compile.lifespan import compile_lifespan
 from mcp_adapter.compile.middleware import plan_layers
 from mcp_adapter.compile.parts import checked_name, description_of, policy_hooks, timeout_of
@@ -24,12 +25,15 @@ from mcp_adapter.compile.uri_overlap import shared_uri
 from mcp_adapter.compiled.catalog import (
     Catalog,
     CompiledComponent,
+    CompiledPrompt,
     CompiledResource,
     CompiledTool,
     Hooks,
 )
+from mcp_adapter.compiled.context import PROVIDED
 from mcp_adapter.compiled.handlers import Layer
 from mcp_adapter.declare.components import Prompt, Resource, Server, Tool
+from mcp_adapter.declare.middleware import CALL, REQUEST
 from mcp_adapter.declare.naming import default_name, valid_name
 from mcp_adapter.errors import CompileError, problem
 
@@ -130,7 +134,11 @@ def compile_server(
     """
     problems: list[Problem] = []
     where = server.__qualname__
-    layers = plan_layers(tuple(server.middleware), f"server {where}", container, problems)
+    planned = plan_layers(
+        tuple(server.middleware), f"server {where}", container, problems, server_wide=True
+    )
+    layers = tuple(layer for layer in planned if layer.stage == CALL)
+    request_layers = tuple(layer for layer in planned if layer.stage == REQUEST)
     timeout = timeout_of(server, f"{where}.timeout", problems)
     served = _Served(
         layers, timeout, policy_hooks(server.policies, f"server {where}", container, problems)
@@ -171,6 +179,9 @@ def compile_server(
     _unique("uri_template", templates, lambda r: r.uri_template_text, problems)
     _overlapping(templates, problems)
     prompt_table = _unique("prompt name", prompts, lambda p: p.name, problems)
+    given = given_by(request_layers)
+    problems.extend(ungiven_layers(layers, f"server {where}", given, container))
+    problems.extend(ungiven(_owned(tools, resources, prompts), given, container, layers))
     lifespan = compile_lifespan(server, container, problems)
     eager = [key for key, binding in container.bindings.items() if binding.eager]
     if eager:  # (check() without roots would check every binding)
@@ -194,11 +205,25 @@ def compile_server(
         input_timeout=server.input_timeout,
         threads=threads,
         middleware=layers,
+        request_layers=request_layers,
+        provided=given - frozenset(PROVIDED),
         rebuild=lambda again: compile_server(
             server, again, extra_tools=extra_tools, extend_tool=extend_tool
         ),
         lifespan=lifespan,
     )
+
+
+def _owned(
+    tools: Sequence[CompiledTool],
+    resources: Sequence[CompiledResource],
+    prompts: Sequence[CompiledPrompt],
+) -> list[tuple[str, CompiledComponent]]:
+    """Each component with how a problem names it."""
+    owned: list[tuple[str, CompiledComponent]] = [(f"tool {t.name!r}", t) for t in tools]
+    owned.extend((f"resource {r.name!r}", r) for r in resources)
+    owned.extend((f"prompt {p.name!r}", p) for p in prompts)
+    return owned
 
 
 def _classes(
@@ -219,13 +244,30 @@ def _classes(
 
 
 def with_middleware(catalog: Catalog, middleware: Sequence[Any], container: Container) -> Catalog:
-    """``catalog`` with ``middleware`` outside every layer it has, around every call of every
-    method (``http_app(middleware=...)``, ``serve_stdio(middleware=...)``); it follows the
-    catalog when an override recompiles it. Raises ``CompileError`` for a bad layer."""
+    """``catalog`` with ``middleware`` outside every layer of its stage, around every call
+    of every method (``http_app(middleware=...)``, ``serve_stdio(middleware=...)``); it
+    follows the catalog when an override recompiles it. Raises ``CompileError`` for a bad
+    layer, and for one that gives context values (only ``Server.middleware`` may: the
+    components that need them were compiled with the server)."""
     if not middleware:
         return catalog
     problems: list[Problem] = []
-    layers = plan_layers(tuple(middleware), f"the app serving {catalog.name}", container, problems)
+    owner = f"the app serving {catalog.name}"
+    planned = plan_layers(tuple(middleware), owner, container, problems, server_wide=True)
+    layers = tuple(layer for layer in planned if layer.stage == CALL)
+    request_layers = tuple(layer for layer in planned if layer.stage == REQUEST)
+    for layer in request_layers:
+        if layer.provides:
+            problems.append(
+                problem(
+                    (f"middleware of {owner}",),
+                    "a layer of the app cannot give context values: the server's components "
+                    "were compiled without it",
+                    "put the layer that gives them in Server.middleware",
+                )
+            )
+    given = frozenset(PROVIDED) | catalog.provided
+    problems.extend(ungiven_layers(layers, owner, given, container))
     if problems:
         raise CompileError(catalog.name, problems)
 
@@ -245,5 +287,6 @@ def with_middleware(catalog: Catalog, middleware: Sequence[Any], container: Cont
         templates=tuple(outside(t) for t in catalog.templates),
         prompts=MappingProxyType({name: outside(p) for name, p in catalog.prompts.items()}),
         middleware=(*layers, *catalog.middleware),
+        request_layers=(*request_layers, *catalog.request_layers),
         rebuild=again if rebuild is not None else None,
     )

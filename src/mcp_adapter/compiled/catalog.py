@@ -226,8 +226,13 @@ class Catalog:
     what serves it recompiles when ``container.generation`` moves."""
     """Seconds a 2025-11-25 client has to answer an elicitation (``Server.input_timeout``)."""
     middleware: tuple[Layer, ...] = field(default=(), repr=False)
-    """``Server.middleware``, compiled: around listings and completions (each component's
-    ``middleware`` starts with it)."""
+    """The call-stage layers of ``Server.middleware`` (and the app's), compiled: around
+    listings and completions (each component's ``middleware`` starts with them)."""
+    request_layers: tuple[Layer, ...] = field(default=(), repr=False)
+    """The request-stage layers, the app's first, then the server's: around everything
+    the dispatcher does for one request, of every method."""
+    provided: frozenset[Any] = field(default=frozenset(), repr=False)
+    """The context values the request-stage layers give every call."""
     lifespan: CompiledLifespan | None = field(default=None, repr=False)
     """``Server.lifespan``, entered at serve start (``serve_lifespan``); ``None`` without one."""
 

@@ -6,7 +6,9 @@ HTTP, the Starlette ``Request`` are context values of the container
 constructor parameters, by type, and none of them is ever autowired. The
 adapter declares them when it compiles a server, and gives each request scope
 a :class:`RequestValues` mapping, which reads them from the request being
-served (nothing is built for a call whose components never ask).
+served (nothing is built for a call whose components never ask), along with the
+values request-stage middleware provided for the call (``McpRequest.provided``;
+who may give what is checked by ``compile.contexts``).
 """
 
 from __future__ import annotations
@@ -19,9 +21,8 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken, principal_components
 from starlette.requests import Request as HttpRequest
 
-from container import Container, Lifetime, Problem, ProviderKind, type_name
+from container import Container, Lifetime, ProviderKind, type_name
 from mcp_adapter.declare.request import Identity, McpRequest
-from mcp_adapter.errors import problem
 
 PROVIDED: tuple[type, ...] = (McpRequest, Identity, AccessToken, HttpRequest)
 """What the adapter gives each request scope (``Identity`` and ``AccessToken`` when
@@ -46,20 +47,6 @@ def needed(container: Container, keys: Any) -> frozenset[Any]:
     return found
 
 
-def unprovided(contexts: frozenset[Any], where: tuple[str, ...]) -> list[Problem]:
-    """A problem for each context value in ``contexts`` that no request scope is given."""
-    return [
-        problem(
-            where,
-            f"{type_name(key)} is a context value, and the scopes this server opens are not "
-            "given one",
-            "the adapter gives McpRequest, Identity, AccessToken and the HTTP Request; bind "
-            f"{type_name(key)} with a scoped factory that derives it from those",
-        )
-        for key in sorted(contexts - frozenset(PROVIDED), key=type_name)
-    ]
-
-
 class RequestValues(Mapping[Any, Any]):
     """A request scope's context: read from the ``McpRequest`` when a service asks."""
 
@@ -79,12 +66,15 @@ class RequestValues(Mapping[Any, Any]):
             value = access_token(self.request.context, self._caller)
         elif key is HttpRequest:
             value = self.request.http_request
+        else:
+            value = self.request.provided.get(key)
         if value is None:
             raise KeyError(key)
         return value
 
     def __iter__(self) -> Iterator[Any]:
-        return (key for key in PROVIDED if key in self)
+        yield from (key for key in PROVIDED if key in self)
+        yield from (key for key in self.request.provided if key not in PROVIDED)
 
     def __contains__(self, key: object) -> bool:
         try:

@@ -178,10 +178,14 @@ def call_off_loop(
 
 @dataclass(frozen=True, slots=True)
 class Layer:
-    """One compiled middleware: the callable and the plan of what it gets injected."""
+    """One compiled middleware: the callable, the plan of what it gets injected, and the
+    stage it stands in (``declare.middleware``); a request-stage layer's ``provides`` are
+    the context values it gives the call."""
 
     function: Middleware
     plan: HandlerPlan = field(repr=False)
+    stage: str = "call"
+    provides: frozenset[Any] = field(default=frozenset(), repr=False)
     injects: bool = field(init=False, repr=False)
 
     def __post_init__(self) -> None:

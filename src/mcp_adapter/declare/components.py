@@ -120,9 +120,11 @@ class Server:
     prompts: ClassVar[Sequence[type[Prompt]]] = ()
     input_timeout: ClassVar[float] = 300.0
     """Seconds a 2025-11-25 client has to answer a request for input (elicitation)."""
-    middleware: ClassVar[Sequence[Callable[..., Any]]] = ()
+    middleware: ClassVar[Sequence[Any]] = ()
     """``async (call, call_next, ...)`` layers around every call of every method,
-    outermost; parameters after the first two are injected from the call's scope."""
+    outermost; parameters after the first two are injected. Each stands in its stage
+    (``stage``: ``"call"``, the default, or ``"request"``); a class is built from the
+    container when the server compiles (docs/middleware.md)."""
     timeout: ClassVar[float | None] = None
     """Seconds any component call may take (a component's own ``timeout`` wins)."""
     policies: ClassVar[Sequence[Policy]] = ()
@@ -135,6 +137,10 @@ class Server:
     """``False``: no spans of the adapter's stages and no ``mcp.server.operation.duration``
     for this server's calls, even with a provider configured; ``MCP_ADAPTER_TELEMETRY=off``
     turns them off for every server (docs/observability.md)."""
+    telemetry_exception_details: ClassVar[bool] = False
+    """``True``: a failed stage's span records the exception's message and stack trace
+    (``span.record_exception``). By default it records its type and the incident id only:
+    messages often carry the call's data (docs/observability.md)."""
     toolset: ClassVar[str | None] = None
     """The toolset of its class tools that name none: by default the server's ``name``
     (the class name, kebab-case, without ``Server``, when ``name`` is not a valid

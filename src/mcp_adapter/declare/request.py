@@ -79,6 +79,10 @@ class McpRequest:
     """The Starlette ``Request`` on the HTTP transport; ``None`` elsewhere."""
     context: Any = field(default=None, repr=False, compare=False)
     """The SDK's request context (progress, elicitation); ``None`` outside the SDK."""
+    provided: Mapping[Any, Any] = field(default_factory=_empty, repr=False, compare=False)
+    """The context values request-stage middleware gave this call, by type
+    (``Call.with_context``): what the call's scope serves for them. Take such a value by
+    its type, as a parameter."""
 
     async def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None

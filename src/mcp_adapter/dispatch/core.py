@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import MappingProxyType
@@ -21,8 +22,8 @@ from mcp_adapter.compiled.catalog import (
 )
 from mcp_adapter.compiled.context import RequestValues
 from mcp_adapter.compiled.handlers import Offload
-from mcp_adapter.declare.middleware import Call
-from mcp_adapter.declare.request import McpRequest, Transport
+from mcp_adapter.declare.middleware import REQUEST, Call
+from mcp_adapter.declare.request import McpRequest, Transport, freeze
 from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.dispatch import telemetry
 from mcp_adapter.dispatch.chain import through
@@ -30,9 +31,11 @@ from mcp_adapter.dispatch.inflight import CallsInFlight, Place
 from mcp_adapter.dispatch.modes import OnLoop, OnLoopWithWorker, OnThread, OnWorker, drive
 from mcp_adapter.dispatch.paging import paginate, visible_all
 from mcp_adapter.dispatch.snapshot import is_modern, snapshot
+from mcp_adapter.dispatch.stage import LISTINGS, Answers, Inner, staged
 from mcp_adapter.dispatch.telemetry import Traced, Tracing
 from mcp_adapter.dispatch.threads import Threads, Worker
 from mcp_adapter.errors import (
+    IncidentError,
     Refusal,
     forbidden,
     incident_of,
@@ -48,6 +51,8 @@ from schemas import Contract, render, summarize
 
 T = TypeVar("T")
 Entry = TypeVar("Entry")
+Given: TypeAlias = Mapping[Any, Any]
+"""Context values request-stage layers gave a call, by type."""
 Mode: TypeAlias = OnLoop | OnThread | OnWorker | Traced
 """Where the stages of one call run (``modes``), traced or not (``telemetry``)."""
 
@@ -84,6 +89,8 @@ class DispatchCore:
         self._on_thread = OnThread(self)
         self._otel = telemetry.switch(catalog.server)
         """Read once per component call: ``None`` when telemetry is switched off."""
+        self._details = getattr(catalog.server, "telemetry_exception_details", False) is True
+        """Whether failed stages' spans record exception messages and stack traces."""
         self._load(catalog)
 
     def _load(self, catalog: Catalog) -> None:
@@ -97,18 +104,54 @@ class DispatchCore:
             False: paginate([t.legacy for t in tools], size),
         }
         self._tool_hooks = any(t.hooks.any for t in tools)
+        self._staged = catalog.request_layers
+        """The request-stage layers: empty (false) on the common path."""
+        self._staged_request = any(layer.plan.requests for layer in self._staged)
         self._resource_pages = paginate(list(catalog.resources.values()), size)
         self._template_pages = paginate(list(catalog.templates), size)
         self._prompt_pages = paginate(list(catalog.prompts.values()), size)
 
-    def request(self, ctx: Any, **fields: Any) -> McpRequest:
+    def request(self, ctx: Any, given: Given | None = None, **fields: Any) -> McpRequest:
+        """The request snapshot; ``given``: the context values request-stage layers gave."""
         return snapshot(
             ctx,
             server_id=self.catalog.name,
             default_transport=self.transport,
             caller=self.caller,
+            provided=given,
             **fields,
         )
+
+    def _request_stage(
+        self,
+        ctx: Any,
+        call: Call,
+        inner: Inner[T],
+        answers: Answers,
+        **fields: Any,
+    ) -> Awaitable[T]:
+        """Answer the request through the request-stage layers; ``inner`` is the
+        dispatcher's method again, given what they provided. ``fields`` build the
+        ``McpRequest`` they inject (its arguments are the call's, frozen once)."""
+        request = self.request(ctx, **fields) if self._staged_request else None
+        reuse = request is not None and "arguments" in fields
+        frozen = request.arguments if reuse and request else freeze(call.arguments)
+        call = dataclasses.replace(call, arguments=frozen, stage=REQUEST)
+        answer = staged(self._staged, call, inner, request, answers, self._incident, is_modern(ctx))
+        return cast("Awaitable[T]", answer)
+
+    def _staged_listing(
+        self,
+        ctx: Any,
+        method: str,
+        params: types.PaginatedRequestParams | None,
+        again: Callable[[Any, types.PaginatedRequestParams | None, Given], Awaitable[T]],
+    ) -> Awaitable[T]:
+        """A listing through the request stage (``again``: the listing method)."""
+        cursor = params.cursor if params else None
+        arguments = {} if cursor is None else {"cursor": cursor}
+        inner = functools.partial(again, ctx, params)
+        return self._request_stage(ctx, Call("", arguments, method), inner, LISTINGS[method])
 
     def _follow(self) -> None:
         """Recompile the catalog when the container's bindings changed since it was compiled
@@ -190,11 +233,14 @@ class DispatchCore:
         return unknown(kind, name)
 
     async def _filter(
-        self, ctx: Any, page: Sequence[tuple[CompiledComponent, Entry]]
+        self,
+        ctx: Any,
+        page: Sequence[tuple[CompiledComponent, Entry]],
+        given: Given | None = None,
     ) -> list[Entry]:
         if not any(component.hooks.any for component, _ in page):
             return [entry for _, entry in page]
-        request = self.request(ctx)
+        request = self.request(ctx, given)
         hooked = [component for component, _ in page if component.hooks.any]
         in_thread = [component for component in hooked if component.sync_hooks]
 
@@ -229,7 +275,7 @@ class DispatchCore:
             return listed
 
         def failed(incident: str) -> list[Entry]:
-            raise MCPError(types.INTERNAL_ERROR, f"Listing failed (incident {incident})")
+            raise IncidentError("Listing failed", incident)
 
         return await self._guarded("listing", str(getattr(ctx, "method", "")), run_hooks, failed)
 
@@ -335,14 +381,21 @@ class DispatchCore:
         ctx: Any,
         call: Call,
         body: Callable[[Call], Awaitable[T]],
+        given: Given | None = None,
     ) -> T:
-        """A listing or completion through ``Server.middleware``, in a scope of its own."""
-        request = self.request(ctx)
+        """A listing through the call-stage layers of ``Server.middleware``, in a scope of
+        its own."""
+        request = self.request(ctx, given)
         async with self.scope(ctx, request) as scope:
             return cast(T, await through(self.catalog.middleware, call, body, scope, request))
 
     def _listed(
-        self, ctx: Any, method: str, cursor: str | None, body: Callable[[str | None], Awaitable[T]]
+        self,
+        ctx: Any,
+        method: str,
+        cursor: str | None,
+        body: Callable[[str | None], Awaitable[T]],
+        given: Given | None = None,
     ) -> Awaitable[T]:
         if not self.catalog.middleware:
             return body(cursor)
@@ -352,10 +405,10 @@ class DispatchCore:
             return await body(call.arguments.get("cursor"))
 
         async def around() -> T:
-            return await self._around(ctx, Call("", arguments, method), listed)
+            return await self._around(ctx, Call("", arguments, method), listed, given)
 
         def failed(incident: str) -> T:
-            raise MCPError(types.INTERNAL_ERROR, f"Listing failed (incident {incident})")
+            raise IncidentError("Listing failed", incident)
 
         return self._guarded("listing", method, around, failed)
 

@@ -14,12 +14,13 @@ from mcp_adapter.compiled.catalog import (
     CompiledResource,
 )
 from mcp_adapter.declare.middleware import Call
-from mcp_adapter.dispatch import telemetry
+from mcp_adapter.dispatch import stage, telemetry
 from mcp_adapter.dispatch.chain import through
-from mcp_adapter.dispatch.core import DispatchCore, Mode
+from mcp_adapter.dispatch.core import DispatchCore, Given, Mode
 from mcp_adapter.dispatch.paging import next_cursor, page_index
 from mcp_adapter.dispatch.telemetry import Tracing
 from mcp_adapter.errors import (
+    IncidentError,
     unknown,
 )
 
@@ -32,20 +33,24 @@ class PromptCalls(DispatchCore):
     # -- prompts ----------------------------------------------------------------------
 
     async def list_prompts(
-        self, ctx: Any, params: types.PaginatedRequestParams | None
+        self, ctx: Any, params: types.PaginatedRequestParams | None, given: Given | None = None
     ) -> types.ListPromptsResult:
         self._follow()
+        if self._staged and given is None:
+            return await self._staged_listing(ctx, "prompts/list", params, self.list_prompts)
         cursor = params.cursor if params else None
-        return await self._listed(
-            ctx, "prompts/list", cursor, functools.partial(self._prompts, ctx)
-        )
+        body = functools.partial(self._prompts, ctx, given)
+        return await self._listed(ctx, "prompts/list", cursor, body, given)
 
-    async def _prompts(self, ctx: Any, cursor: str | None) -> types.ListPromptsResult:
+    async def _prompts(
+        self, ctx: Any, given: Given | None, cursor: str | None
+    ) -> types.ListPromptsResult:
         pages = self._prompt_pages
         index = page_index(cursor, len(pages))
         paired = [(p, p.entry) for p in pages[index]]
         return types.ListPromptsResult(
-            prompts=await self._filter(ctx, paired), next_cursor=next_cursor(index, len(pages))
+            prompts=await self._filter(ctx, paired, given),
+            next_cursor=next_cursor(index, len(pages)),
         )
 
     async def get_prompt(
@@ -54,18 +59,39 @@ class PromptCalls(DispatchCore):
         params: types.GetPromptRequestParams,
         tracing: Tracing | None = None,
         observed: bool = False,
+        provided: Given | None = None,
     ) -> types.GetPromptResult:
         otel = self._otel
         if otel is not None and not observed and (otel.on or (next(otel.due) and otel.refresh())):
+            known = params.name in self.catalog.prompts
             return await telemetry.observed(
-                telemetry.PROMPT, params.name, ctx, self.get_prompt, params
+                telemetry.PROMPT,
+                params.name,
+                ctx,
+                self.get_prompt,
+                params,
+                known=known,
+                details=self._details,
             )
         self._follow()
         prompt = self.catalog.prompts.get(params.name)
+        if self._staged and provided is None:
+            return await self._request_stage(
+                ctx,
+                Call(
+                    params.name,
+                    params.arguments or {},
+                    "prompts/get",
+                    component=prompt.name if prompt else None,
+                ),
+                functools.partial(self.get_prompt, ctx, params, tracing, True),
+                stage.PROMPT,
+                arguments=params.arguments or {},
+            )
         if prompt is None:
             raise unknown("prompt", params.name)
         given = dict(params.arguments or {})
-        request = self.request(ctx, arguments=given) if prompt.needs_request else None
+        request = self.request(ctx, provided, arguments=given) if prompt.needs_request else None
         place = None if self.calls is None else self.calls.admit(ctx, self.caller)
 
         async def get(run: Mode) -> types.GetPromptResult:
@@ -86,7 +112,7 @@ class PromptCalls(DispatchCore):
                 )
 
         def failed(incident: str) -> types.GetPromptResult:
-            raise MCPError(types.INTERNAL_ERROR, f"Prompt failed (incident {incident})")
+            raise IncidentError("Prompt failed", incident)
 
         try:
             return await self._guarded(
@@ -112,16 +138,29 @@ class PromptCalls(DispatchCore):
                 return template
         return None
 
-    async def complete(self, ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
+    async def complete(
+        self, ctx: Any, params: types.CompleteRequestParams, given: Given | None = None
+    ) -> types.CompleteResult:
         self._follow()
         target = self._completion_target(params.ref)
+        if self._staged and given is None:
+            ref = params.ref
+            asked = ref.name if isinstance(ref, types.PromptReference) else ref.uri
+            known = target.name if target is not None else None
+            arguments = {"argument": params.argument.name, "value": params.argument.value}
+            return await self._request_stage(
+                ctx,
+                Call(asked, arguments, "completion/complete", component=known),
+                functools.partial(self.complete, ctx, params),
+                stage.COMPLETION,
+            )
         empty = types.CompleteResult(completion=types.Completion(values=[]))
         if target is None or target.completion is None:
             return empty
         plan = target.completion
         layers = self.catalog.middleware
         needed = plan.needs_request or target.needs_request or bool(layers)
-        request = self.request(ctx) if needed else None
+        request = self.request(ctx, given) if needed else None
         context = dict(params.context.arguments or {}) if params.context else {}
         given = MappingProxyType(
             {"argument": params.argument.name, "value": params.argument.value, "context": context}
@@ -152,7 +191,7 @@ class PromptCalls(DispatchCore):
                 return cast(types.CompleteResult, completed)
 
         def failed(incident: str) -> types.CompleteResult:
-            raise MCPError(types.INTERNAL_ERROR, f"Completion failed (incident {incident})")
+            raise IncidentError("Completion failed", incident)
 
         place = None if self.calls is None else self.calls.admit(ctx, self.caller)
         try:

@@ -6,20 +6,21 @@ import functools
 from types import MappingProxyType
 from typing import Any
 
-from mcp import MCPError, types
+from mcp import types
 
 from mcp_adapter.compiled.catalog import (
     CompiledResource,
 )
 from mcp_adapter.declare.middleware import Call
-from mcp_adapter.dispatch import telemetry
-from mcp_adapter.dispatch.core import DispatchCore, Mode
+from mcp_adapter.dispatch import stage, telemetry
+from mcp_adapter.dispatch.core import DispatchCore, Given, Mode
 from mcp_adapter.dispatch.inflight import Place
 from mcp_adapter.dispatch.paging import next_cursor, page_index
 from mcp_adapter.dispatch.snapshot import is_modern
 from mcp_adapter.dispatch.telemetry import Tracing
 from mcp_adapter.errors import (
     Forbidden,
+    IncidentError,
     NotFound,
     forbidden,
     resource_not_found,
@@ -32,36 +33,43 @@ class ResourceReads(DispatchCore):
     # -- resources ------------------------------------------------------------------
 
     async def list_resources(
-        self, ctx: Any, params: types.PaginatedRequestParams | None
+        self, ctx: Any, params: types.PaginatedRequestParams | None, given: Given | None = None
     ) -> types.ListResourcesResult:
         self._follow()
+        if self._staged and given is None:
+            return await self._staged_listing(ctx, "resources/list", params, self.list_resources)
         cursor = params.cursor if params else None
-        return await self._listed(
-            ctx, "resources/list", cursor, functools.partial(self._resources, ctx)
-        )
+        body = functools.partial(self._resources, ctx, given)
+        return await self._listed(ctx, "resources/list", cursor, body, given)
 
-    async def _resources(self, ctx: Any, cursor: str | None) -> types.ListResourcesResult:
+    async def _resources(
+        self, ctx: Any, given: Given | None, cursor: str | None
+    ) -> types.ListResourcesResult:
         pages = self._resource_pages
         index = page_index(cursor, len(pages))
-        listed = await self._filter(ctx, [(r, r.entry) for r in pages[index]])
+        listed = await self._filter(ctx, [(r, r.entry) for r in pages[index]], given)
         return types.ListResourcesResult(
             resources=[e for e in listed if isinstance(e, types.Resource)],
             next_cursor=next_cursor(index, len(pages)),
         )
 
     async def list_resource_templates(
-        self, ctx: Any, params: types.PaginatedRequestParams | None
+        self, ctx: Any, params: types.PaginatedRequestParams | None, given: Given | None = None
     ) -> types.ListResourceTemplatesResult:
         self._follow()
+        method = "resources/templates/list"
+        if self._staged and given is None:
+            return await self._staged_listing(ctx, method, params, self.list_resource_templates)
         cursor = params.cursor if params else None
-        return await self._listed(
-            ctx, "resources/templates/list", cursor, functools.partial(self._templates, ctx)
-        )
+        body = functools.partial(self._templates, ctx, given)
+        return await self._listed(ctx, method, cursor, body, given)
 
-    async def _templates(self, ctx: Any, cursor: str | None) -> types.ListResourceTemplatesResult:
+    async def _templates(
+        self, ctx: Any, given: Given | None, cursor: str | None
+    ) -> types.ListResourceTemplatesResult:
         pages = self._template_pages
         index = page_index(cursor, len(pages))
-        listed = await self._filter(ctx, [(r, r.entry) for r in pages[index]])
+        listed = await self._filter(ctx, [(r, r.entry) for r in pages[index]], given)
         return types.ListResourceTemplatesResult(
             resource_templates=[e for e in listed if isinstance(e, types.ResourceTemplate)],
             next_cursor=next_cursor(index, len(pages)),
@@ -73,6 +81,15 @@ class ResourceReads(DispatchCore):
         if static is not None:
             return static, {}
         return self.find_template(uri)
+
+    def known_as(self, uri: str) -> str | None:
+        """How the catalog knows the resource that serves ``uri``: its URI template (its
+        URI when static), ``None`` when none does."""
+        found = self.find_resource(uri)
+        if found is None:
+            return None
+        resource = found[0]
+        return resource.uri_template_text or resource.uri
 
     def find_template(self, uri: str) -> tuple[CompiledResource, dict[str, Any]] | None:
         for template in self.catalog.templates:
@@ -87,25 +104,42 @@ class ResourceReads(DispatchCore):
         params: types.ReadResourceRequestParams,
         tracing: Tracing | None = None,
         observed: bool = False,
+        given: Given | None = None,
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
         otel = self._otel
         if otel is not None and not observed and (otel.on or (next(otel.due) and otel.refresh())):
             return await telemetry.observed(
-                telemetry.RESOURCE, uri, ctx, self.read_resource, params
+                telemetry.RESOURCE,
+                uri,
+                ctx,
+                self.read_resource,
+                params,
+                known=False,
+                details=self._details,
             )
         self._follow()
+        if self._staged and given is None:
+            return await self._request_stage(
+                ctx,
+                Call(uri, {}, "resources/read", component=self.known_as(uri)),
+                functools.partial(self.read_resource, ctx, params, tracing, True),
+                stage.RESOURCE,
+                uri=uri,
+            )
         place = None if self.calls is None else self.calls.admit(ctx, self.caller)
         try:
             static = self.catalog.resources.get(uri)
             if static is not None:
-                result = await self._read(ctx, uri, static, {}, tracing, place)
+                result = await self._read(ctx, uri, static, {}, tracing, given, place)
                 if result is not None:
                     return result
                 # Hidden is absent: answer what the server would without the static resource.
             found = self.find_template(uri)
             result = (
-                await self._read(ctx, uri, *found, tracing, place) if found is not None else None
+                await self._read(ctx, uri, *found, tracing, given, place)
+                if found is not None
+                else None
             )
             if result is None:
                 raise resource_not_found(uri, modern=is_modern(ctx))
@@ -121,11 +155,14 @@ class ResourceReads(DispatchCore):
         resource: CompiledResource,
         variables: dict[str, Any],
         tracing: Tracing | None = None,
+        given: Given | None = None,
         place: Place | None = None,
     ) -> types.ReadResourceResult | None:
         """Read ``resource`` in a scope of its own; ``None`` when it is hidden from this caller."""
         request = (
-            self.request(ctx, uri=uri, uri_variables=variables) if resource.needs_request else None
+            self.request(ctx, given, uri=uri, uri_variables=variables)
+            if resource.needs_request
+            else None
         )
 
         async def read(run: Mode) -> types.ReadResourceResult | None:
@@ -141,7 +178,12 @@ class ResourceReads(DispatchCore):
                     arguments = run.check(self._convert, converters, variables, "URI variable")
                     instance = await run.aresolve(resource.instance, scope)
                     if resource.middleware:
-                        call = Call(uri, MappingProxyType(arguments), "resources/read")
+                        call = Call(
+                            uri,
+                            MappingProxyType(arguments),
+                            "resources/read",
+                            component=resource.uri_template_text or resource.uri,
+                        )
                         outcome = await self._named_chain(
                             run, resource, call, instance, scope, request
                         )
@@ -167,7 +209,7 @@ class ResourceReads(DispatchCore):
                 raise forbidden("resource", resource.name) from None
 
         def failed(incident: str) -> types.ReadResourceResult | None:
-            raise MCPError(types.INTERNAL_ERROR, f"Resource read failed (incident {incident})")
+            raise IncidentError("Resource read failed", incident)
 
         return await self._guarded(
             "resource", uri, self._mode(resource, read, tracing, place), failed, resource.timeout

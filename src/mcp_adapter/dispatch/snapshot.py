@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from mcp.server.auth.provider import AccessToken
@@ -12,6 +13,8 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcp_adapter.compiled.context import LocalToken, access_token
 from mcp_adapter.declare.request import Identity, McpRequest, Transport, freeze
 from mcp_adapter.input.state import retried_answers
+
+_NOTHING: Mapping[Any, Any] = MappingProxyType({})
 
 
 def is_modern(ctx: Any) -> bool:
@@ -89,6 +92,7 @@ def snapshot(
     uri: str | None = None,
     uri_variables: Mapping[str, Any] | None = None,
     caller: AccessToken | None = None,
+    provided: Mapping[Any, Any] | None = None,
 ) -> McpRequest:
     """An immutable ``McpRequest`` for the request ``ctx`` describes."""
     raw_params: Mapping[str, Any] = getattr(ctx, "params", None) or {}
@@ -115,4 +119,5 @@ def snapshot(
         protocol_version=getattr(ctx, "protocol_version", ""),
         http_request=http_request,
         context=ctx,
+        provided=provided or _NOTHING,
     )

@@ -153,17 +153,25 @@ async def observed(
     ctx: Any,
     answer: Callable[..., Awaitable[T]],
     params: Any,
+    *,
+    known: bool,
+    details: bool = False,
 ) -> T:
     """``await answer(ctx, params, tracing, True)`` (the dispatcher's method again, told it
-    is observed): with stage spans when tracing, its duration recorded when measuring."""
+    is observed): with stage spans when tracing, its duration recorded when measuring.
+
+    ``known``: the catalog has a component named ``target``; only then is the name an
+    attribute of the metric (a name the client made up would make a series of its own:
+    unknown names share the series without it). ``details``: failed stages record the
+    exception's message and stack trace (``Server.telemetry_exception_details``)."""
     activity = ACTIVITY
     if not (activity.traces and activity.metrics) and next(activity.due):
         activity.refresh()  # the other provider may come later
-    tracing = Tracing(kind, target) if activity.traces else None
+    tracing = Tracing(kind, target, details) if activity.traces else None
     if not activity.metrics:
         return await answer(ctx, params, tracing, True)
     attributes: dict[str, Any] = {"mcp.method.name": kind.method}
-    if kind.on_metric:
+    if kind.on_metric and known:
         attributes[kind.target] = target
     if kind is TOOL:
         attributes["gen_ai.operation.name"] = "execute_tool"
@@ -197,16 +205,17 @@ def incident(incident: str) -> None:
 class Tracing:
     """One traced call: the attributes of its spans, and its modes."""
 
-    __slots__ = ("attributes",)
+    __slots__ = ("attributes", "details")
 
-    def __init__(self, kind: Kind, target: str) -> None:
+    def __init__(self, kind: Kind, target: str, details: bool = False) -> None:
         self.attributes: Mapping[str, Any] = MappingProxyType(
             {"mcp.method.name": kind.method, kind.target: target}
         )
+        self.details = details
 
     def on(self, mode: Any) -> Traced:
         """``mode`` (see ``dispatch.modes``) with a span around each stage."""
-        return Traced(mode, self.attributes)
+        return Traced(mode, self.attributes, self.details)
 
 
 class Traced:
@@ -216,23 +225,24 @@ class Traced:
     ``inject`` are the wrapped mode's own, and each stage runs where the mode runs it.
     """
 
-    __slots__ = ("attributes", "inject", "mode", "scope")
+    __slots__ = ("attributes", "details", "inject", "mode", "scope")
 
-    def __init__(self, mode: Any, attributes: Mapping[str, Any]) -> None:
+    def __init__(self, mode: Any, attributes: Mapping[str, Any], details: bool = False) -> None:
         self.mode = mode
         self.attributes = attributes
+        self.details = details
         self.scope = mode.scope
         self.inject = mode.inject
 
     async def visible(self, component: Any, scope: Any, request: Any) -> tuple[bool, bool]:
-        with _stage(VISIBILITY, self.attributes) as span:
+        with _stage(VISIBILITY, self.attributes, self.details) as span:
             registered, authorized = await self.mode.visible(component, scope, request)
             span.set_attribute("mcp_adapter.registered", registered)
             span.set_attribute("mcp_adapter.authorized", authorized)
             return registered, authorized
 
     def check_wire(self, check: Callable[[Any], Any], arguments: Any) -> Any:
-        with _stage(VALIDATION, self.attributes) as span:
+        with _stage(VALIDATION, self.attributes, self.details) as span:
             payload, errors = check(arguments)
             if errors:
                 span.set_attribute("error.type", "invalid_arguments")
@@ -240,36 +250,36 @@ class Traced:
             return payload, errors
 
     def check(self, function: Callable[..., T], *args: Any) -> T:
-        with _stage(VALIDATION, self.attributes):
+        with _stage(VALIDATION, self.attributes, self.details):
             return function(*args)
 
     def resolve(self, build: Callable[..., T], *args: Any) -> T:
-        with _stage(RESOLUTION, self.attributes):
+        with _stage(RESOLUTION, self.attributes, self.details):
             return self.mode.resolve(build, *args)  # type: ignore[no-any-return]
 
     async def aresolve(self, build: Callable[..., Awaitable[T]], *args: Any) -> T:
-        with _stage(RESOLUTION, self.attributes):
+        with _stage(RESOLUTION, self.attributes, self.details):
             return await self.mode.aresolve(build, *args)  # type: ignore[no-any-return]
 
     async def call(self, plan: Any, *args: Any) -> Any:
-        with _stage(HANDLER, self.attributes):
+        with _stage(HANDLER, self.attributes, self.details):
             return await self.mode.call(plan, *args)
 
     def tool_result(self, *args: Any, **kwargs: Any) -> types.CallToolResult:
-        with _stage(OUTPUT, self.attributes):
+        with _stage(OUTPUT, self.attributes, self.details):
             return results.tool_result(*args, **kwargs)
 
     def resource_contents(self, *args: Any, **kwargs: Any) -> types.ReadResourceResult:
-        with _stage(OUTPUT, self.attributes):
+        with _stage(OUTPUT, self.attributes, self.details):
             return results.resource_contents(*args, **kwargs)
 
     def prompt_messages(self, *args: Any, **kwargs: Any) -> types.GetPromptResult:
-        with _stage(OUTPUT, self.attributes):
+        with _stage(OUTPUT, self.attributes, self.details):
             return results.prompt_messages(*args, **kwargs)
 
 
 @contextmanager
-def _stage(name: str, attributes: Mapping[str, Any]) -> Iterator[Span]:
+def _stage(name: str, attributes: Mapping[str, Any], details: bool) -> Iterator[Span]:
     with _tracer.start_as_current_span(
         name,
         kind=SpanKind.INTERNAL,
@@ -280,14 +290,20 @@ def _stage(name: str, attributes: Mapping[str, Any]) -> Iterator[Span]:
         try:
             yield span
         except BaseException as error:
-            failed(span, error)
+            failed(span, error, details)
             raise
 
 
-def failed(span: Span, error: BaseException) -> None:
+EXCEPTION: Final = "exception"
+"""The span event of a failure (OpenTelemetry's name), with ``exception.type``."""
+
+
+def failed(span: Span, error: BaseException, details: bool = False) -> None:
     """Mark ``span`` failed by ``error``: status ERROR, ``error.type``, and the incident
     id when the failure becomes an incident (not a protocol error, not a ``Refusal``,
-    not a real cancellation), recorded with the exception."""
+    not a real cancellation), with an ``exception`` event naming its type. Its message
+    and stack trace (which often carry the call's data: arguments, URIs, rows) are
+    recorded only with ``details`` (``Server.telemetry_exception_details``)."""
     kind = str(error.error.code) if isinstance(error, MCPError) else type(error).__qualname__
     span.set_attribute("error.type", kind)
     span.set_status(StatusCode.ERROR, kind)
@@ -295,4 +311,14 @@ def failed(span: Span, error: BaseException) -> None:
         return
     if isinstance(error, Exception) or not cancelled_for_real(error):
         span.set_attribute(INCIDENT, incident_of(error))
-        span.record_exception(error)
+        if details:
+            span.record_exception(error)
+        else:
+            span.add_event(EXCEPTION, {"exception.type": _type_name(error)})
+
+
+def _type_name(error: BaseException) -> str:
+    cls = type(error)
+    return (
+        cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+    )

@@ -17,9 +17,9 @@ from mcp_adapter.compiled.catalog import (
 )
 from mcp_adapter.declare.middleware import Call
 from mcp_adapter.declare.request import McpRequest
-from mcp_adapter.dispatch import telemetry
+from mcp_adapter.dispatch import stage, telemetry
 from mcp_adapter.dispatch.chain import through
-from mcp_adapter.dispatch.core import DispatchCore, Mode
+from mcp_adapter.dispatch.core import DispatchCore, Given, Mode
 from mcp_adapter.dispatch.inflight import Place
 from mcp_adapter.dispatch.modes import drive
 from mcp_adapter.dispatch.paging import next_cursor, page_index
@@ -55,20 +55,26 @@ class ToolCalls(DispatchCore):
     # -- tools ------------------------------------------------------------------
 
     async def list_tools(
-        self, ctx: Any, params: types.PaginatedRequestParams | None
+        self, ctx: Any, params: types.PaginatedRequestParams | None, given: Given | None = None
     ) -> types.ListToolsResult:
         self._follow()
+        if self._staged and given is None:
+            return await self._staged_listing(ctx, "tools/list", params, self.list_tools)
         cursor = params.cursor if params else None
-        return await self._listed(ctx, "tools/list", cursor, functools.partial(self._tools, ctx))
+        tools = functools.partial(self._tools, ctx, given)
+        return await self._listed(ctx, "tools/list", cursor, tools, given)
 
-    async def _tools(self, ctx: Any, cursor: str | None) -> types.ListToolsResult:
+    async def _tools(
+        self, ctx: Any, given: Given | None, cursor: str | None
+    ) -> types.ListToolsResult:
         pages = self._tool_pages[is_modern(ctx)]
         index = page_index(cursor, len(pages))
         cursor = next_cursor(index, len(pages))
         if not self._tool_hooks:
             return types.ListToolsResult(tools=list(pages[index]), next_cursor=cursor)
         paired = [(self.catalog.tools[entry.name], entry) for entry in pages[index]]
-        return types.ListToolsResult(tools=await self._filter(ctx, paired), next_cursor=cursor)
+        listed = await self._filter(ctx, paired, given)
+        return types.ListToolsResult(tools=listed, next_cursor=cursor)
 
     async def call_tool(
         self,
@@ -76,19 +82,35 @@ class ToolCalls(DispatchCore):
         params: types.CallToolRequestParams,
         tracing: Tracing | None = None,
         observed: bool = False,
+        given: Given | None = None,
     ) -> types.CallToolResult | types.InputRequiredResult:
         otel = self._otel
         if otel is not None and not observed and (otel.on or (next(otel.due) and otel.refresh())):
+            known = params.name in self.catalog.tools
             return await telemetry.observed(
-                telemetry.TOOL, params.name, ctx, self.call_tool, params
+                telemetry.TOOL,
+                params.name,
+                ctx,
+                self.call_tool,
+                params,
+                known=known,
+                details=self._details,
             )
         if self._generation != self.container.generation:
             self._follow()
         tool = self.catalog.tools.get(params.name)
+        if self._staged and given is None:
+            return await self._request_stage(
+                ctx,
+                Call(params.name, params.arguments or {}, component=tool.name if tool else None),
+                functools.partial(self.call_tool, ctx, params, tracing, True),
+                stage.TOOL,
+                arguments=params.arguments or {},
+            )
         if tool is None:
             raise unknown("tool", params.name)
         arguments: Mapping[str, Any] = params.arguments or {}
-        request = self.request(ctx, arguments=arguments) if tool.needs_request else None
+        request = self.request(ctx, given, arguments=arguments) if tool.needs_request else None
         place = None if self.calls is None else self.calls.admit(ctx, self.caller)
         try:
             if tool.timeout is None:

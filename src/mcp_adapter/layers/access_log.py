@@ -8,10 +8,10 @@ from typing import Any, Final, Literal
 
 from mcp import MCPError, types
 
-from mcp_adapter.declare.middleware import Call, Next
+from mcp_adapter.declare.middleware import Call, Next, Stage, checked_stage
 from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.declare.response import McpResponse
-from mcp_adapter.errors import Refusal, incident_of
+from mcp_adapter.errors import IncidentError, Refusal, incident_of
 from mcp_adapter.interrupts import cancelled_for_real
 
 Outcome = Literal["ok", "error", "refused", "failed", "cancelled"]
@@ -27,13 +27,15 @@ FIELDS: Final = (
     "incident",
     "refusal",
     "error_type",
+    "error_code",
 )
 """The attributes every access record carries (``None`` when they do not apply)."""
 
 
 def outcome_of(value: Any) -> Outcome:
-    """``"error"`` for an error answer the handler returned (``McpResponse.error(...)``, a
-    list holding one, a ``CallToolResult`` with ``isError``), else ``"ok"``.
+    """``"error"`` for an error answer (``McpResponse.error(...)``, a list holding one, a
+    ``CallToolResult`` with ``isError``), ``"failed"`` for a tool result that names an
+    incident (``Tool execution failed``, a timeout), else ``"ok"``.
 
     >>> outcome_of(McpResponse.error("no such order")), outcome_of("a plain value")
     ('error', 'ok')
@@ -41,7 +43,9 @@ def outcome_of(value: Any) -> Outcome:
     if isinstance(value, McpResponse):
         return "error" if value.is_error else "ok"
     if isinstance(value, types.CallToolResult):
-        return "error" if value.is_error else "ok"
+        if not value.is_error:
+            return "ok"
+        return "failed" if _incident_in(value) is not None else "error"
     if isinstance(value, list | tuple) and any(
         isinstance(item, McpResponse) and item.is_error for item in value
     ):
@@ -49,35 +53,49 @@ def outcome_of(value: Any) -> Outcome:
     return "ok"
 
 
+def _incident_in(result: types.CallToolResult) -> str | None:
+    incident = (result.meta or {}).get("incident")
+    return incident if isinstance(incident, str) else None
+
+
 class AccessLog:
     """Middleware: one record per call on the logger ``mcp_adapter.access`` (or ``logger``),
     at ``level`` (INFO).
 
     Each record has a readable message (``tools/call 'add' ok in 1.2 ms by ada``) and these
-    attributes (``extra=``; see ``FIELDS``): ``method``, ``component`` (the tool's or
-    prompt's name, a resource's URI, ``""`` for a listing), ``outcome``, ``duration_ms``,
-    ``subject`` (``McpRequest.identity.subject``, ``None`` when anonymous), ``request_id``,
-    and, by outcome, ``incident``, ``refusal`` or ``error_type``.
+    attributes (``extra=``; see ``FIELDS``): ``method``, ``component`` (``Call.component``:
+    the tool's or prompt's name, a resource's URI template, never the URI read, whose
+    variables are the call's arguments; ``""`` for a listing, ``None`` for a name the
+    server does not know), ``outcome``, ``duration_ms``, ``subject``
+    (``McpRequest.identity.subject``, ``None`` when anonymous), ``request_id``, and, by
+    outcome, ``incident``, ``refusal``, ``error_type`` or ``error_code``.
 
-    Outcomes: ``ok``; ``error`` (the handler returned an error answer); ``refused`` (a
-    ``Refusal`` such as ``ToolError``, or a protocol ``MCPError``; ``refusal`` names its
-    class); ``failed`` (any other exception: ``incident`` is the id the client's answer
-    names, from ``incident_of``; ``error_type`` its class, never its message); ``cancelled``
-    (the client cancelled, disconnected, or the call hit its timeout).
+    Outcomes: ``ok``; ``error`` (an error answer: the handler's, or invalid arguments);
+    ``refused`` (a ``Refusal`` such as ``ToolError``, or a protocol ``MCPError``:
+    ``refusal`` names its class, ``error_code`` a protocol error's code); ``failed`` (an
+    answer naming an incident: ``incident`` is the id the client's answer names, and
+    ``error_type`` the exception's class when the layer saw it raised, never its
+    message); ``cancelled`` (the client cancelled or disconnected).
 
-    Put it first in ``Server.middleware`` to see what the layers after it refuse. It sees
-    the handler's value before it becomes a result: a result the dispatcher then fails to
-    build (a value breaking the output contract) is logged ``ok`` while the client gets an
-    incident, logged by the dispatcher on ``mcp_adapter``.
+    ``stage="request"`` (the default) logs every request of the server as it is answered:
+    unknown names, calls a hook hides or refuses, invalid arguments, and a result the
+    dispatcher failed to build, with the incident id. ``stage="call"`` logs calls that
+    reached the handler's stage, seeing the handler's value (the one way to put it on a
+    single component).
     """
 
-    __slots__ = ("level", "logger")
+    __slots__ = ("level", "logger", "stage")
 
     def __init__(
-        self, logger: logging.Logger | str = "mcp_adapter.access", level: int = logging.INFO
+        self,
+        logger: logging.Logger | str = "mcp_adapter.access",
+        level: int = logging.INFO,
+        *,
+        stage: Stage = "request",
     ) -> None:
         self.logger = logger if isinstance(logger, logging.Logger) else logging.getLogger(logger)
         self.level = level
+        self.stage = checked_stage(stage, "AccessLog")
 
     async def __call__(self, call: Call, call_next: Next, request: McpRequest) -> Any:
         if not self.logger.isEnabledFor(self.level):
@@ -85,7 +103,14 @@ class AccessLog:
         started = time.perf_counter()
         try:
             value = await call_next(call)
-        except (Refusal, MCPError) as refusal:
+        except IncidentError as failure:
+            self._log(call, request, started, "failed", incident=failure.incident)
+            raise
+        except MCPError as refusal:
+            code = refusal.error.code
+            self._log(call, request, started, "refused", refusal="MCPError", code=code)
+            raise
+        except Refusal as refusal:
             self._log(call, request, started, "refused", refusal=type(refusal).__name__)
             raise
         except Exception as exc:
@@ -97,7 +122,11 @@ class AccessLog:
             else:
                 self._failed(call, request, started, exc)
             raise
-        self._log(call, request, started, outcome_of(value))
+        outcome = outcome_of(value)
+        if outcome == "failed" and isinstance(value, types.CallToolResult):
+            self._log(call, request, started, outcome, incident=_incident_in(value))
+        else:
+            self._log(call, request, started, outcome)
         return value
 
     def _failed(self, call: Call, request: McpRequest, started: float, exc: BaseException) -> None:
@@ -114,22 +143,29 @@ class AccessLog:
         incident: str | None = None,
         refusal: str | None = None,
         error: str | None = None,
+        code: int | None = None,
     ) -> None:
         duration = (time.perf_counter() - started) * 1000
         identity = request.identity
         subject = identity.subject if identity is not None else None
-        message = ["%s %r %s in %.1f ms"] if call.name else ["%s%s %s in %.1f ms"]
-        args: list[Any] = [call.method, call.name, outcome, duration]
+        component = call.component
+        if component is None:
+            message, args = ["%s (unknown) %s in %.1f ms"], [call.method, outcome, duration]
+        elif component:
+            message, args = ["%s %r %s in %.1f ms"], [call.method, component, outcome, duration]
+        else:
+            message, args = ["%s %s in %.1f ms"], [call.method, outcome, duration]
         _detail(message, args, "by %s", subject)
         _detail(message, args, "(incident %s)", incident)
-        _detail(message, args, "(%s)", refusal or error)
+        why = refusal or error
+        _detail(message, args, "(%s)", why if code is None else f"{why} {code}")
         self.logger.log(
             self.level,
             " ".join(message),
             *args,
             extra={
                 "method": call.method,
-                "component": call.name,
+                "component": component,
                 "outcome": outcome,
                 "duration_ms": duration,
                 "subject": subject,
@@ -137,6 +173,7 @@ class AccessLog:
                 "incident": incident,
                 "refusal": refusal,
                 "error_type": error,
+                "error_code": code,
             },
         )
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from mcp_adapter.declare.middleware import Call, Next
+from mcp_adapter.declare.middleware import Call, Next, Stage, checked_stage
 from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.errors import ToolError
 
@@ -142,12 +142,17 @@ class RateLimit:
     ``namespace``. ``methods`` limits which calls count (``{"tools/call"}``); by default
     every call through the layer does (on ``Server.middleware``: listings too).
 
-    Over the limit it raises ``ToolError("Rate limit exceeded; retry after N s")`` before
-    the handler runs: a tool answers a tool error, other kinds ``-32603``. Arguments play
-    no part in the key, so changing them does not escape the limit.
+    ``stage`` (``"request"``, the default) counts every request of the server, unknown
+    names, refused and invalid calls included, before any hook runs or any service is
+    opened; ``"call"`` counts only calls that reached the handler's stage (the one way
+    to put it on a single component).
+
+    Over the limit it raises ``ToolError("Rate limit exceeded; retry after N s")``: a
+    tool answers a tool error, other kinds ``-32603``. Arguments play no part in the key,
+    so changing them does not escape the limit.
     """
 
-    __slots__ = ("_key", "clock", "methods", "namespace", "rate", "store")
+    __slots__ = ("_key", "clock", "methods", "namespace", "rate", "stage", "store")
 
     def __init__(
         self,
@@ -159,8 +164,10 @@ class RateLimit:
         namespace: str = "mcp_adapter.rate",
         methods: Collection[str] | None = None,
         clock: Callable[[], float] = time.time,
+        stage: Stage = "request",
     ) -> None:
         self.rate = Rate(calls, period)
+        self.stage = checked_stage(stage, "RateLimit")
         self.store: RateStore = InMemoryRateStore() if store is None else store
         self.namespace = namespace
         self.methods = None if methods is None else frozenset(methods)
