@@ -2,10 +2,12 @@
 
 The per-call workload (``add`` of ``benchmarks.mcp_call_suite``, a singleton and a scoped
 service injected, structured output) served with ``Server.middleware`` empty, one
-pass-through layer (and one injecting ``McpRequest``: the request snapshot it makes the
-dispatcher build), ``Timing()``, ``AccessLog()`` (records made and handed to a handler
-that drops them; no formatting, no I/O) and ``AccessLog`` on a logger not enabled for
-its level. Timed two ways: the ``tools/call`` handler awaited directly (the adapter's
+pass-through layer at each stage (and one injecting ``McpRequest``: the request snapshot
+it makes the dispatcher build), ``Timing()``, ``AccessLog()`` at each stage (records
+made and handed to a handler that drops them; no formatting, no I/O), ``AccessLog`` on a
+logger not enabled for its level, ``RateLimit`` (a limit never reached) and
+``ResponseLimit`` at each stage. The built-in layers stand in the request stage unless
+said otherwise. Timed two ways: the ``tools/call`` handler awaited directly (the adapter's
 own path) and one ``await client.call_tool`` through the SDK's ``mcp.Client``
 (2026-07-28, in process). Medians of interleaved rounds, in microseconds per call.
 """
@@ -26,9 +28,9 @@ from mcp import types
 from benchmarks.mcp_call_suite import AddTool
 from benchmarks.mcp_workload import ARGUMENTS, TOOL, Clock, Ledger, handler_of, request_context
 from container import Container
-from mcp_adapter import McpRequest, Server, build_sdk_server, compile_server
+from mcp_adapter import McpRequest, Server, build_sdk_server, compile_server, request_stage
 from mcp_adapter.declare.middleware import Call, Next
-from mcp_adapter.layers import AccessLog, Timing
+from mcp_adapter.layers import AccessLog, RateLimit, ResponseLimit, Timing
 
 
 async def passing(call: Call, call_next: Next) -> Any:
@@ -36,6 +38,14 @@ async def passing(call: Call, call_next: Next) -> Any:
 
 
 async def passing_with_request(call: Call, call_next: Next, request: McpRequest) -> Any:
+    return await call_next(call)
+
+
+async def passing_request(call: Call, call_next: Next) -> Any:
+    return await call_next(call)
+
+
+async def passing_request_with_request(call: Call, call_next: Next, request: McpRequest) -> Any:
     return await call_next(call)
 
 
@@ -56,9 +66,15 @@ def variants() -> dict[str, tuple[Any, ...]]:
         "no middleware": (),
         "pass-through layer": (passing,),
         "pass-through + McpRequest": (passing_with_request,),
+        "pass-through (request)": (request_stage(passing_request),),
+        "+ McpRequest (request)": (request_stage(passing_request_with_request),),
         "Timing()": (Timing(lambda call, ms: None),),
         "AccessLog() (logging)": (AccessLog(dropped),),
+        "AccessLog(stage=call)": (AccessLog(dropped, stage="call"),),
         "AccessLog() (logger off)": (AccessLog(quiet),),
+        "RateLimit(10**9)": (RateLimit(10**9),),
+        "ResponseLimit()": (ResponseLimit(10**6),),
+        "ResponseLimit(stage=call)": (ResponseLimit(10**6, stage="call"),),
     }
 
 
