@@ -7,7 +7,7 @@ from mcp_adapter.compiled.catalog import Catalog
 from mcp_adapter.compiled.lifespan import StartupError
 from mcp_adapter.declare.annotations import ToolAnnotations
 from mcp_adapter.declare.components import Prompt, PromptArgument, Resource, Server, Tool
-from mcp_adapter.declare.middleware import Call, Middleware, Next, request_stage
+from mcp_adapter.declare.middleware import Call, Middleware, Next, RequestCall, request_stage
 from mcp_adapter.declare.policy import Policy
 from mcp_adapter.declare.request import Identity, McpRequest
 from mcp_adapter.declare.response import McpResponse
@@ -57,6 +57,7 @@ __all__ = [
     "HttpLimits",
     "NotFound",
     "Refusal",
+    "RequestCall",
     "Resumability",
     "ToolError",
     "Icon",

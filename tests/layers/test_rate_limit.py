@@ -298,7 +298,7 @@ def guarded(*layers: Any, era: str, identity: Identity = ADA) -> tuple[McpTestCl
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_a_refused_call_runs_no_hook_and_opens_no_service(era: str) -> None:
-    mcp, opened = guarded(RateLimit(2, 60), era=era)
+    mcp, opened = guarded(RateLimit(2, 60, clock=Clock()), era=era)
     for number in range(12):
         answer = await mcp.tool("guarded", {"count": number})
         if number < 2:
@@ -310,7 +310,7 @@ async def test_a_refused_call_runs_no_hook_and_opens_no_service(era: str) -> Non
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_unknown_hidden_and_invalid_calls_spend_the_budget(era: str) -> None:
-    mcp, opened = guarded(RateLimit(3, 60), era=era)
+    mcp, opened = guarded(RateLimit(3, 60, clock=Clock()), era=era)
     assert (await mcp.tool("made-up")).error is not None
     assert (await mcp.tool("hidden")).error is not None
     (await mcp.tool("guarded", {"count": "many"})).assertError("Invalid tool arguments")
@@ -323,7 +323,7 @@ async def test_unknown_hidden_and_invalid_calls_spend_the_budget(era: str) -> No
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_at_the_call_stage_only_calls_that_reach_the_handler_count(era: str) -> None:
-    mcp, opened = guarded(RateLimit(1, 60, stage="call"), era=era)
+    mcp, opened = guarded(RateLimit(1, 60, stage="call", clock=Clock()), era=era)
     for _ in range(3):
         assert (await mcp.tool("made-up")).error is not None
         (await mcp.tool("guarded", {"count": "many"})).assertError("Invalid tool arguments")
@@ -335,7 +335,7 @@ async def test_at_the_call_stage_only_calls_that_reach_the_handler_count(era: st
 class OwnLimit(Tool):
     """A tool with a limit of its own."""
 
-    middleware: ClassVar = (RateLimit(1, 60, stage="call"),)
+    middleware: ClassVar = (RateLimit(1, 60, stage="call", clock=Clock()),)
 
     async def handle(self) -> McpResponse:
         return McpResponse.text("done")

@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Awaitable, Callable, Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Final, Literal, TypeVar, overload
+from typing import Any, ClassVar, Final, Literal, TypeVar, overload
 
 _NO_ARGUMENTS: Mapping[str, Any] = MappingProxyType({})
 _NO_CONTEXT: Mapping[Any, Any] = MappingProxyType({})
@@ -55,7 +55,7 @@ class _Name:
 _SAME_AS_NAME: Any = _Name()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Call:
     """A call as middleware sees it.
 
@@ -64,51 +64,83 @@ class Call:
     (a resource's URI; empty for a listing); ``component`` the component as the
     server's catalog knows it: a tool's or prompt's name, a resource's URI template
     (or static URI), ``""`` for a listing, and ``None`` for a name the catalog does
-    not know. Only ``component`` is bounded by the server: log and measure by it.
+    not know (it defaults to ``name``). Only ``component`` is bounded by the server:
+    log and measure by it. ``stage`` is the stage the layer stands in: ``"call"``
+    here, ``"request"`` for a :class:`RequestCall`.
 
-    ``arguments``: at the call stage, the validated arguments by parameter name (a
-    tool's payload fields, a resource's URI variables, a prompt's arguments; injected
-    values are never in it); at the request stage, the tool's or prompt's arguments
-    as the client sent them, read-only (a resource read has none: its URI is
-    ``name``).
-
-    ``with_arguments`` (call stage) returns a copy with some replaced: they are
-    validated again into the component's input before the handler gets them (a
-    value it refuses fails the call, as the middleware's error, not the client's).
-    ``with_context`` (request stage) returns a copy carrying context values for the
-    call's scope.
+    ``arguments`` are the validated arguments by parameter name (a tool's payload
+    fields, a resource's URI variables, a prompt's arguments; injected values are
+    never in it). ``with_arguments`` returns a copy with some replaced: they are
+    validated again into the component's input before the handler gets them (a value
+    it refuses fails the call, as the middleware's error, not the client's).
     """
 
     name: str
-    arguments: Mapping[str, Any] = field(default_factory=lambda: _NO_ARGUMENTS)
-    method: str = "tools/call"
-    component: str | None = _SAME_AS_NAME
-    stage: Stage = CALL
-    context: Mapping[Any, Any] = field(default_factory=lambda: _NO_CONTEXT)
-    """The context values given so far by request-stage layers, by type."""
+    arguments: Mapping[str, Any]
+    method: str
+    component: str | None
+    stage: ClassVar[Stage] = CALL
 
-    def __post_init__(self) -> None:
-        if self.component is _SAME_AS_NAME:
-            object.__setattr__(self, "component", self.name)
+    def __init__(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] = _NO_ARGUMENTS,
+        method: str = "tools/call",
+        component: str | None = _SAME_AS_NAME,
+    ) -> None:
+        # by hand: a call-stage layer makes one per call, and this costs what the three
+        # fields the class had before ``component`` cost in the generated __init__
+        put = object.__setattr__
+        put(self, "name", name)
+        put(self, "arguments", arguments)
+        put(self, "method", method)
+        put(self, "component", name if component is _SAME_AS_NAME else component)
 
     def with_arguments(self, **changes: Any) -> Call:
-        if self.stage == REQUEST:
-            raise TypeError(
-                "arguments are read-only at the request stage: the client's, before "
-                "validation; change them in a call-stage layer"
-            )
         return dataclasses.replace(self, arguments=MappingProxyType({**self.arguments, **changes}))
 
     def with_context(self, values: Mapping[Any, Any]) -> Call:
-        """A copy whose call gets ``values`` (type -> value) as context values of its scope:
-        the component's constructor, its hooks, its handler and every service resolved in
-        the call see them. Only a request-stage layer can give them (the scope opens after
-        it), and only types its ``provides`` declares."""
-        if self.stage != REQUEST:
-            raise TypeError(
-                "context values are given at the request stage, before the call's scope "
-                "opens; declare the layer with @request_stage(provides=...)"
-            )
+        """Only a request-stage call carries context values (see :class:`RequestCall`)."""
+        raise TypeError(
+            "context values are given at the request stage, before the call's scope "
+            "opens; declare the layer with @request_stage(provides=...)"
+        )
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class RequestCall(Call):
+    """A call as a request-stage layer sees it: before the name is looked up, with the
+    client's arguments (a tool's or prompt's, as sent, read-only; a resource read has
+    none: its URI is ``name``) and the context values given so far.
+
+    ``with_context`` returns a copy whose call gets ``values`` (type -> value) as
+    context values of its scope: the component's constructor, its hooks, its handler
+    and every service resolved in the scope see them. A layer gives only the types its
+    ``provides`` declares. ``with_arguments`` raises: arguments are changed at the call
+    stage, where they are validated again.
+    """
+
+    context: Mapping[Any, Any]
+    stage: ClassVar[Stage] = REQUEST
+
+    def __init__(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] = _NO_ARGUMENTS,
+        method: str = "tools/call",
+        component: str | None = _SAME_AS_NAME,
+        context: Mapping[Any, Any] = _NO_CONTEXT,
+    ) -> None:
+        Call.__init__(self, name, arguments, method, component)
+        object.__setattr__(self, "context", context)
+
+    def with_arguments(self, **changes: Any) -> Call:
+        raise TypeError(
+            "arguments are read-only at the request stage: the client's, before "
+            "validation; change them in a call-stage layer"
+        )
+
+    def with_context(self, values: Mapping[Any, Any]) -> RequestCall:
         return dataclasses.replace(self, context=MappingProxyType({**self.context, **values}))
 
 

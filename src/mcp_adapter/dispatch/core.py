@@ -22,7 +22,7 @@ from mcp_adapter.compiled.catalog import (
 )
 from mcp_adapter.compiled.context import RequestValues
 from mcp_adapter.compiled.handlers import Offload
-from mcp_adapter.declare.middleware import REQUEST, Call
+from mcp_adapter.declare.middleware import Call, RequestCall
 from mcp_adapter.declare.request import McpRequest, Transport, freeze
 from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.dispatch import telemetry
@@ -125,7 +125,7 @@ class DispatchCore:
     def _request_stage(
         self,
         ctx: Any,
-        call: Call,
+        call: RequestCall,
         inner: Inner[T],
         answers: Answers,
         **fields: Any,
@@ -136,7 +136,7 @@ class DispatchCore:
         request = self.request(ctx, **fields) if self._staged_request else None
         reuse = request is not None and "arguments" in fields
         frozen = request.arguments if reuse and request else freeze(call.arguments)
-        call = dataclasses.replace(call, arguments=frozen, stage=REQUEST)
+        call = dataclasses.replace(call, arguments=frozen)
         answer = staged(self._staged, call, inner, request, answers, self._incident, is_modern(ctx))
         return cast("Awaitable[T]", answer)
 
@@ -151,7 +151,8 @@ class DispatchCore:
         cursor = params.cursor if params else None
         arguments = {} if cursor is None else {"cursor": cursor}
         inner = functools.partial(again, ctx, params)
-        return self._request_stage(ctx, Call("", arguments, method), inner, LISTINGS[method])
+        call = RequestCall("", arguments, method)
+        return self._request_stage(ctx, call, inner, LISTINGS[method])
 
     def _follow(self) -> None:
         """Recompile the catalog when the container's bindings changed since it was compiled

@@ -13,7 +13,7 @@ from mcp_adapter.compiled.catalog import (
     CompiledPrompt,
     CompiledResource,
 )
-from mcp_adapter.declare.middleware import Call
+from mcp_adapter.declare.middleware import Call, RequestCall
 from mcp_adapter.dispatch import stage, telemetry
 from mcp_adapter.dispatch.chain import through
 from mcp_adapter.dispatch.core import DispatchCore, Given, Mode
@@ -78,7 +78,7 @@ class PromptCalls(DispatchCore):
         if self._staged and provided is None:
             return await self._request_stage(
                 ctx,
-                Call(
+                RequestCall(
                     params.name,
                     params.arguments or {},
                     "prompts/get",
@@ -150,7 +150,7 @@ class PromptCalls(DispatchCore):
             arguments = {"argument": params.argument.name, "value": params.argument.value}
             return await self._request_stage(
                 ctx,
-                Call(asked, arguments, "completion/complete", component=known),
+                RequestCall(asked, arguments, "completion/complete", component=known),
                 functools.partial(self.complete, ctx, params),
                 stage.COMPLETION,
             )

@@ -11,7 +11,7 @@ from mcp import types
 from mcp_adapter.compiled.catalog import (
     CompiledResource,
 )
-from mcp_adapter.declare.middleware import Call
+from mcp_adapter.declare.middleware import Call, RequestCall
 from mcp_adapter.dispatch import stage, telemetry
 from mcp_adapter.dispatch.core import DispatchCore, Given, Mode
 from mcp_adapter.dispatch.inflight import Place
@@ -122,7 +122,7 @@ class ResourceReads(DispatchCore):
         if self._staged and given is None:
             return await self._request_stage(
                 ctx,
-                Call(uri, {}, "resources/read", component=self.known_as(uri)),
+                RequestCall(uri, {}, "resources/read", component=self.known_as(uri)),
                 functools.partial(self.read_resource, ctx, params, tracing, True),
                 stage.RESOURCE,
                 uri=uri,

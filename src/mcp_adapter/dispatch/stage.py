@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Final, TypeVar
 
 from mcp import MCPError, types
 
 from mcp_adapter.compiled.handlers import Layer
-from mcp_adapter.declare.middleware import Call, Next
+from mcp_adapter.declare.middleware import Call, Next, RequestCall
 from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.dispatch.results import error_result, execution_failed
 from mcp_adapter.errors import (
@@ -36,6 +37,7 @@ from mcp_adapter.errors import (
 from mcp_adapter.interrupts import cancelled_for_real
 
 T = TypeVar("T")
+NO_CONTEXT: Final[Mapping[Any, Any]] = MappingProxyType({})
 Inner = Callable[[Mapping[Any, Any]], Awaitable[T]]
 """The dispatcher's own answer to the request, given the context values the layers gave."""
 Incident = Callable[[str, str, BaseException], str]
@@ -89,7 +91,7 @@ LISTINGS: Final = {
 
 async def staged(
     layers: Sequence[Layer],
-    call: Call,
+    call: RequestCall,
     inner: Inner[T],
     request: McpRequest | None,
     answers: Answers,
@@ -101,7 +103,8 @@ async def staged(
     is what ``inner`` would: one of ``answers.results``)."""
 
     async def innermost(passed: Call) -> Any:
-        return await inner(passed.context)
+        given = passed.context if isinstance(passed, RequestCall) else NO_CONTEXT
+        return await inner(given)
 
     chain: Next = innermost
     for layer in reversed(layers):
@@ -150,7 +153,7 @@ def _checked(layer: Layer, call_next: Next) -> Next:
     provides = layer.provides
 
     async def checked(call: Call) -> Any:
-        given = call.context
+        given = call.context if isinstance(call, RequestCall) else NO_CONTEXT
         missing = [key for key in provides if given.get(key) is None]
         if missing:
             names = ", ".join(sorted(getattr(key, "__qualname__", repr(key)) for key in missing))

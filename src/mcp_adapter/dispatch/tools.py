@@ -15,7 +15,7 @@ from container import Scope
 from mcp_adapter.compiled.catalog import (
     CompiledTool,
 )
-from mcp_adapter.declare.middleware import Call
+from mcp_adapter.declare.middleware import Call, RequestCall
 from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.dispatch import stage, telemetry
 from mcp_adapter.dispatch.chain import through
@@ -102,7 +102,9 @@ class ToolCalls(DispatchCore):
         if self._staged and given is None:
             return await self._request_stage(
                 ctx,
-                Call(params.name, params.arguments or {}, component=tool.name if tool else None),
+                RequestCall(
+                    params.name, params.arguments or {}, component=tool.name if tool else None
+                ),
                 functools.partial(self.call_tool, ctx, params, tracing, True),
                 stage.TOOL,
                 arguments=params.arguments or {},
