@@ -34,7 +34,7 @@ class LimitedTool(Tool):
     """One call per client per hour."""
 
     name = "limited"
-    middleware = (RateLimit(1, 3600, per="client", namespace="trust-tests"),)
+    middleware = (RateLimit(1, 3600, per="client", namespace="trust-tests", stage="call"),)
 
     async def handle(self) -> McpResponse:
         return McpResponse.text("ok")
