@@ -55,7 +55,7 @@ class _Name:
 _SAME_AS_NAME: Any = _Name()
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, init=False)
 class Call:
     """A call as middleware sees it.
 
@@ -88,13 +88,14 @@ class Call:
         method: str = "tools/call",
         component: str | None = _SAME_AS_NAME,
     ) -> None:
-        # by hand: a call-stage layer makes one per call, and this costs what the three
-        # fields the class had before ``component`` cost in the generated __init__
-        put = object.__setattr__
-        put(self, "name", name)
-        put(self, "arguments", arguments)
-        put(self, "method", method)
-        put(self, "component", name if component is _SAME_AS_NAME else component)
+        # by hand, into the instance's dict at once: a call-stage layer makes one per call,
+        # and this costs less than a generated frozen __init__ (one setattr per field)
+        self.__dict__.update(
+            name=name,
+            arguments=arguments,
+            method=method,
+            component=name if component is _SAME_AS_NAME else component,
+        )
 
     def with_arguments(self, **changes: Any) -> Call:
         return dataclasses.replace(self, arguments=MappingProxyType({**self.arguments, **changes}))
@@ -107,7 +108,7 @@ class Call:
         )
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, init=False)
 class RequestCall(Call):
     """A call as a request-stage layer sees it: before the name is looked up, with the
     client's arguments (a tool's or prompt's, as sent, read-only; a resource read has
@@ -132,7 +133,7 @@ class RequestCall(Call):
         context: Mapping[Any, Any] = _NO_CONTEXT,
     ) -> None:
         Call.__init__(self, name, arguments, method, component)
-        object.__setattr__(self, "context", context)
+        self.__dict__["context"] = context
 
     def with_arguments(self, **changes: Any) -> Call:
         raise TypeError(
