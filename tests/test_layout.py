@@ -26,6 +26,7 @@ RANKS: dict[str, int] = {
     ROOT: 0,
     "declare": 1,
     "input": 2,
+    "notifications": 2,
     "compiled": 3,
     "compile": 4,
     "dispatch": 4,

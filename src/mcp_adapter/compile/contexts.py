@@ -127,7 +127,8 @@ def _problem(owner: str, where: str, path: tuple[str, ...], target: Any) -> Prob
     return problem(
         (owner, where, *path),
         f"{name} is a context value, and nothing gives it to the scopes this server opens",
-        "the adapter gives McpRequest, Identity, AccessToken and the HTTP Request; give "
+        "the adapter gives McpRequest, Identity, AccessToken, Progress, ClientLogger and the "
+        "HTTP Request; give "
         f"{name} from a request-stage layer of Server.middleware "
         f"(@request_stage(provides=[{name}]) and call.with_context({{{name}: ...}})), or bind "
         f"{name} with a scoped factory that derives it from those",

@@ -84,6 +84,8 @@ class CompiledComponent:
     with those of the rest of its page, in one worker-thread call (``Dispatcher._filter``)."""
     needs_http: bool = field(init=False, repr=False)
     """It (its handler, hooks or a service) needs the HTTP request: it works over HTTP only."""
+    contexts: frozenset[Any] = field(init=False, repr=False)
+    """Every context value its handler, hooks, middleware or constructor may take."""
     thread_bound: bool = field(init=False, repr=False)
     """Handler, construction, services, hooks and the services middleware layers take all
     sync: the call's scope, services, hooks, handler and finalizers run on one worker
@@ -122,6 +124,8 @@ class CompiledComponent:
         plans.extend(layers)
         http = any(p.http_requests or HttpRequest in p.contexts for p in plans)
         object.__setattr__(self, "needs_http", http or HttpRequest in self.build_contexts)
+        contexts = self.build_contexts.union(*(p.contexts for p in plans))
+        object.__setattr__(self, "contexts", contexts)
 
     async def instance(self, scope: Any) -> Any:
         if self.build_is_async:
@@ -235,6 +239,20 @@ class Catalog:
     """The context values the request-stage layers give every call."""
     lifespan: CompiledLifespan | None = field(default=None, repr=False)
     """``Server.lifespan``, entered at serve start (``serve_lifespan``); ``None`` without one."""
+
+    @property
+    def components(self) -> list[CompiledComponent]:
+        """Every tool, resource, resource template and prompt."""
+        return [
+            *self.tools.values(),
+            *self.resources.values(),
+            *self.templates,
+            *self.prompts.values(),
+        ]
+
+    def takes(self, key: Any) -> bool:
+        """Whether some component may take the context value ``key`` (``ClientLogger``...)."""
+        return any(key in component.contexts for component in self.components)
 
     def http_only(self) -> list[tuple[str, str]]:
         """``(kind, name)`` of every component that needs the HTTP request."""

@@ -1,14 +1,15 @@
 """The context values the adapter gives every scope it opens for a request.
 
-``McpRequest``, the caller's ``Identity``, the verified ``AccessToken`` and, on
-HTTP, the Starlette ``Request`` are context values of the container
-(``container.context``): any scoped or transient service may take them as
-constructor parameters, by type, and none of them is ever autowired. The
-adapter declares them when it compiles a server, and gives each request scope
-a :class:`RequestValues` mapping, which reads them from the request being
-served (nothing is built for a call whose components never ask), along with the
-values request-stage middleware provided for the call (``McpRequest.provided``;
-who may give what is checked by ``compile.contexts``).
+``McpRequest``, the caller's ``Identity``, the verified ``AccessToken``, the
+request's ``Progress`` and ``ClientLogger`` and, on HTTP, the Starlette
+``Request`` are context values of the container (``container.context``): any
+scoped or transient service may take them as constructor parameters, by type,
+and none of them is ever autowired. The adapter declares them when it compiles
+a server, and gives each request scope a :class:`RequestValues` mapping, which
+reads them from the request being served (nothing is built for a call whose
+components never ask), along with the values request-stage middleware provided
+for the call (``McpRequest.provided``; who may give what is checked by
+``compile.contexts``). It also binds the container's one ``Notifier``.
 """
 
 from __future__ import annotations
@@ -23,18 +24,29 @@ from starlette.requests import Request as HttpRequest
 
 from container import Container, Lifetime, ProviderKind, type_name
 from mcp_adapter.declare.request import Identity, McpRequest
+from mcp_adapter.notifications import ClientLogger, Progress
+from mcp_adapter.notifications.notifier import notifier_of
 
-PROVIDED: tuple[type, ...] = (McpRequest, Identity, AccessToken, HttpRequest)
+PROVIDED: tuple[type, ...] = (
+    McpRequest,
+    Identity,
+    AccessToken,
+    HttpRequest,
+    Progress,
+    ClientLogger,
+)
 """What the adapter gives each request scope (``Identity`` and ``AccessToken`` when
 the caller is authenticated, the HTTP ``Request`` on HTTP only)."""
 
 
 def declare(container: Container) -> None:
-    """Make the adapter's context types context values of ``container`` (once)."""
+    """Make the adapter's context types context values of ``container``, and bind its
+    ``Notifier`` (once)."""
     for key in PROVIDED:
         found = container.binding(key)
         if found is None or found.kind is not ProviderKind.CONTEXT:
             container.context(key, Lifetime.SCOPED)
+    notifier_of(container)
 
 
 def needed(container: Container, keys: Any) -> frozenset[Any]:
@@ -66,6 +78,10 @@ class RequestValues(Mapping[Any, Any]):
             value = access_token(self.request.context, self._caller)
         elif key is HttpRequest:
             value = self.request.http_request
+        elif key is Progress:
+            value = Progress(self.request)
+        elif key is ClientLogger:
+            value = ClientLogger(self.request)
         else:
             value = self.request.provided.get(key)
         if value is None:
@@ -77,6 +93,8 @@ class RequestValues(Mapping[Any, Any]):
         yield from (key for key in self.request.provided if key not in PROVIDED)
 
     def __contains__(self, key: object) -> bool:
+        if key is Progress or key is ClientLogger:
+            return True  # every request has them (built only when asked for)
         try:
             self[key]
         except KeyError:

@@ -83,11 +83,3 @@ class McpRequest:
     """The context values request-stage middleware gave this call, by type
     (``Call.with_context``): what the call's scope serves for them. Take such a value by
     its type, as a parameter."""
-
-    async def report_progress(
-        self, progress: float, total: float | None = None, message: str | None = None
-    ) -> None:
-        """Send a progress notification if the client asked for progress; a no-op otherwise."""
-        session = getattr(self.context, "session", None)
-        if session is not None:
-            await session.report_progress(progress, total, message)

@@ -98,6 +98,31 @@ class ResourceReads(DispatchCore):
                 return template, variables
         return None
 
+    async def readable(self, ctx: Any, uri: str) -> bool:
+        """Whether the caller of ``ctx`` would find ``uri`` as a read would: a resource serves
+        it, and its hooks, run now with that caller, neither hide nor refuse it (a failing
+        hook refuses). What delivers ``notifications/resources/updated`` asks this."""
+        self._follow()
+        static = self.catalog.resources.get(uri)
+        candidates = [static] if static is not None else []
+        found = self.find_template(uri)
+        if found is not None:
+            candidates.append(found[0])
+        for resource in candidates:
+            if not resource.hooks.any:
+                return True
+            variables = found[1] if found is not None and resource is found[0] else {}
+            request = self.request(ctx, uri=uri, uri_variables=variables)
+            try:
+                async with self.scope(ctx, request) as scope:
+                    registered, authorized = await self.visible(resource, scope, request)
+            except Exception as exc:  # noqa: BLE001 - a failing hook shows nothing
+                self._incident("resource visibility", uri, exc)
+                return False
+            if registered:
+                return authorized
+        return False
+
     async def read_resource(
         self,
         ctx: Any,

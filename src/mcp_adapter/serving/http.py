@@ -17,6 +17,8 @@ from mcp_adapter.compile.server import with_middleware
 from mcp_adapter.declare.middleware import Middleware
 from mcp_adapter.dispatch.inflight import CallsInFlight
 from mcp_adapter.dispatch.threads import Threads
+from mcp_adapter.notifications import SubscriptionLimits
+from mcp_adapter.notifications.serve import BusChoice, Delivery
 from mcp_adapter.serving.auth import BearerAuth, app_middleware
 from mcp_adapter.serving.endpoint import endpoint, session_manager
 from mcp_adapter.serving.events import Resumability
@@ -44,6 +46,8 @@ def http_app(
     request_state_security: RequestStateSecurity | None = None,
     middleware: Sequence[Middleware] = (),
     configure: Callable[[SdkServer[Any]], None] | None = None,
+    subscription_bus: BusChoice = None,
+    subscription_limits: SubscriptionLimits | None = None,
     run_lifespan: bool = True,
     close_container: bool = False,
     debug: bool = False,
@@ -79,6 +83,14 @@ def http_app(
     - ``configure``: called with the SDK's low-level server before serving, to
       register handlers the adapter does not own (``logging/setLevel``,
       ``resources/subscribe``, ...).
+    - ``subscription_bus``: the SDK's ``SubscriptionBus`` that carries change
+      notifications to listening clients (default: an in-memory bus of this app;
+      one shared by replicas fans out across them; ``False``: no subscriptions).
+      2026-07-28 ``subscriptions/listen`` needs SSE answers (not
+      ``json_response``); 2025-11-25 list changes and ``resources/subscribe``
+      need sessions (``stateless=False``). See docs/notifications.md.
+    - ``subscription_limits``: a :class:`SubscriptionLimits` (default
+      ``SubscriptionLimits()``): listen streams per client and in all, URIs watched.
     - ``run_lifespan`` (default): the app's lifespan runs :func:`serve_lifespan`
       (the container's eager singletons, then ``Server.lifespan``; left in
       reverse order at shutdown, and with ``close_container=True`` the container
@@ -107,6 +119,9 @@ def http_app(
         request_state_security=request_state_security,
         threads=threads,
         calls=calls,
+        subscription_bus=subscription_bus,
+        subscription_limits=subscription_limits,
+        delivery=Delivery(listen=not json_response, sessions=not stateless),
     )
     if len(catalog.toolsets) > 1:  # one toolset: every selection the gate lets in is all
         ToolsetRouter(catalog, container, threads=threads, calls=calls).install(server)

@@ -17,6 +17,14 @@ from mcp_adapter.declare.request import Transport
 from mcp_adapter.dispatch import Dispatcher
 from mcp_adapter.dispatch.inflight import CallsInFlight
 from mcp_adapter.dispatch.threads import Threads
+from mcp_adapter.notifications import ClientLogger, SubscriptionLimits
+from mcp_adapter.notifications.notifier import notifier_of
+from mcp_adapter.notifications.serve import (
+    BusChoice,
+    Delivery,
+    Notifications,
+    NotifyingServer,
+)
 
 
 def header_schemas(catalog: Catalog) -> Callable[[str], Mapping[str, Any] | None]:
@@ -43,6 +51,9 @@ def build_sdk_server(
     caller: AccessToken | None = None,
     threads: Threads | None = None,
     calls: CallsInFlight | None = None,
+    subscription_bus: BusChoice = None,
+    subscription_limits: SubscriptionLimits | None = None,
+    delivery: Delivery | None = None,
 ) -> SdkServer[Any]:
     """A low-level SDK server whose handlers are the dispatcher's.
 
@@ -56,6 +67,12 @@ def build_sdk_server(
     ``threads`` are the worker threads of its sync work (default: ``Server.threads`` of
     its own) and ``calls`` bounds its calls in flight (default: unbounded); an app
     that builds several servers for one deployment gives them the same ones.
+
+    Change notifications (docs/notifications.md) go through ``subscription_bus``
+    (default: an in-memory bus of this server; ``False``: no subscriptions),
+    within ``subscription_limits``, as far as ``delivery`` says the transport
+    carries them; the container's ``Notifier`` publishes on the bus while the
+    server serves (its lifespan).
     """
     dispatcher = Dispatcher(
         catalog, container, transport=transport, caller=caller, threads=threads, calls=calls
@@ -77,7 +94,25 @@ def build_sdk_server(
     ]
     if any(component.completion is not None for component in completable):
         handlers["on_completion"] = dispatcher.complete
-    server: SdkServer[Any] = SdkServer(
+    lists = [
+        kind
+        for kind, present in (
+            ("tools", bool(catalog.tools)),
+            ("resources", bool(catalog.resources or catalog.templates)),
+            ("prompts", bool(catalog.prompts)),
+        )
+        if present
+    ]
+    notifications = Notifications(
+        notifier_of(container),
+        dispatcher,
+        lists=lists,
+        logs=catalog.takes(ClientLogger),
+        bus=subscription_bus,
+        limits=subscription_limits,
+        delivery=delivery,
+    )
+    server = NotifyingServer(
         catalog.name,
         get_tool_input_schema=header_schemas(catalog),
         version=catalog.version,
@@ -86,8 +121,10 @@ def build_sdk_server(
         instructions=catalog.instructions,
         website_url=catalog.website_url,
         icons=list(catalog.icons) if catalog.icons else None,
+        lifespan=notifications.lifespan,
         **handlers,
     )
+    notifications.install(server)
     security = request_state_security or RequestStateSecurity.ephemeral()
     server.middleware.append(RequestStateBoundary(security, default_audience=catalog.name))
     return server

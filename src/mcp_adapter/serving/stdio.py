@@ -25,6 +25,8 @@ from mcp_adapter.compiled.context import local_token
 from mcp_adapter.declare.middleware import Middleware
 from mcp_adapter.declare.request import Identity
 from mcp_adapter.errors import CompileError, problem
+from mcp_adapter.notifications import SubscriptionLimits
+from mcp_adapter.notifications.serve import BusChoice
 from mcp_adapter.sdk_compat import claim_stdin
 from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id
 from mcp_adapter.serving.lifespan import serve_lifespan
@@ -210,6 +212,8 @@ async def serve_stdio(
     request_state_security: RequestStateSecurity | None = None,
     middleware: Sequence[Middleware] = (),
     identity: Identity | None = None,
+    subscription_bus: BusChoice = None,
+    subscription_limits: SubscriptionLimits | None = None,
 ) -> None:
     """Serve ``servable`` over stdio until the client closes stdin.
 
@@ -231,6 +235,7 @@ async def serve_stdio(
     own: :func:`~mcp_adapter.serving.local_identity.os_user` is the local user), given
     to handlers, hooks and services as over HTTP a verified token's is; without it
     every request is anonymous.
+    ``subscription_bus`` and ``subscription_limits`` are ``http_app``'s (docs/notifications.md).
     """
     catalog = with_middleware(catalog_of(servable, container), middleware, container)
     refuse_http_only(catalog, "stdio")
@@ -240,6 +245,8 @@ async def serve_stdio(
         transport="stdio",
         request_state_security=request_state_security,
         caller=None if identity is None else local_token(identity),
+        subscription_bus=subscription_bus,
+        subscription_limits=subscription_limits,
     )
     async with AsyncExitStack() as stack:
         if run_lifespan:

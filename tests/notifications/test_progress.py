@@ -1,14 +1,17 @@
-"""Progress: ``await request.report_progress(...)`` reaches a client that asked, else no-op."""
+"""``Progress``: a report reaches a client that asked for progress, else nothing happens;
+the same call works in async handlers, sync ones (a worker thread) and threads of their own."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
-import anyio.from_thread
 import pytest
 
 from container import Container
 from mcp_adapter import McpRequest, McpResponse, Resource, Server, Tool
+from mcp_adapter.declare.middleware import Call, Next
+from mcp_adapter.notifications import Progress
 from mcp_adapter.testing import McpTestClient
 from tests.components.support import ERAS, SDK_MODES, sdk_client
 
@@ -18,20 +21,22 @@ pytestmark = pytest.mark.anyio
 class ImportTool(Tool):
     name = "import"
 
-    async def handle(self, request: McpRequest) -> McpResponse:
-        await request.report_progress(0, 3, "starting")
-        await request.report_progress(1.5, 3)
-        await request.report_progress(3, 3, "done")
+    async def handle(self, progress: Progress) -> McpResponse:
+        await progress.report(0, 3, "starting")
+        await progress.report(1.5, 3)
+        await progress.report(3, 3, "done")
         return McpResponse.text("imported")
 
 
 class SyncImportTool(Tool):
     name = "sync-import"
 
-    def handle(self, request: McpRequest) -> McpResponse:
-        # A sync handler runs in a worker thread: hop back to the event loop to report.
-        anyio.from_thread.run(request.report_progress, 1, 2, "half")
-        anyio.from_thread.run(request.report_progress, 2, 2, "done")
+    def handle(self, progress: Progress) -> McpResponse:
+        progress.report(1, 3, "in the worker thread")  # a plain call: sent before it returns
+        helper = threading.Thread(target=progress.report, args=(2, 3, "in a thread of its own"))
+        helper.start()
+        helper.join()
+        progress.report(3, 3, "done")
         return McpResponse.text("imported")
 
 
@@ -39,13 +44,32 @@ class Export(Resource):
     name = "export"
     uri = "exports://latest"
 
-    async def handle(self, request: McpRequest) -> McpResponse:
-        await request.report_progress(1, 1, "exported")
+    async def handle(self, progress: Progress) -> McpResponse:
+        await progress.report(1, 1, "exported")
         return McpResponse.text("data")
 
 
+async def announce(call: Call, call_next: Next, progress: Progress) -> Any:
+    await progress.report(0, None, f"starting {call.name}")
+    return await call_next(call)
+
+
+class Announced(Tool):
+    """Its middleware reports progress too: the same service, by type."""
+
+    name = "announced"
+    middleware = (announce,)
+
+    def shouldRegister(self, request: McpRequest, progress: Progress) -> bool:
+        progress.report(0, None, "checked")  # a sync hook runs in a worker thread
+        return True
+
+    async def handle(self) -> McpResponse:
+        return McpResponse.text("done")
+
+
 class Jobs(Server):
-    tools = (ImportTool, SyncImportTool)
+    tools = (ImportTool, SyncImportTool, Announced)
     resources = (Export,)
 
 
@@ -72,21 +96,36 @@ async def test_progress_reaches_a_client_that_sent_a_token(era: str, token: str 
 @pytest.mark.parametrize("era", ERAS)
 async def test_progress_is_a_no_op_without_a_token(era: str) -> None:
     client = McpTestClient(Container(), Jobs, protocol=era)
-    result = (await client.tool("import")).assertOk()
-    assert result.texts == ["imported"]
-    assert progress_of(result.notifications) == []
+    for name in ("import", "sync-import", "announced"):
+        result = (await client.tool(name)).assertOk()
+        assert progress_of(result.notifications) == []
 
 
 @pytest.mark.parametrize("era", ERAS)
-async def test_a_sync_handler_reports_through_the_event_loop(era: str) -> None:
+async def test_a_sync_handler_and_its_own_thread_report_with_a_plain_call(era: str) -> None:
     client = McpTestClient(Container(), Jobs, protocol=era)
     result = await client.request(
         "tools/call", {"name": "sync-import", "arguments": {}, "_meta": {"progressToken": "s"}}
     )
     result.assertOk()
-    assert [p["message"] for p in progress_of(result.notifications)] == ["half", "done"]
-    plain = (await client.tool("sync-import")).assertOk()
-    assert progress_of(plain.notifications) == []
+    assert [p["message"] for p in progress_of(result.notifications)] == [
+        "in the worker thread",
+        "in a thread of its own",
+        "done",
+    ]
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_hooks_and_middleware_report_through_the_same_service(era: str) -> None:
+    client = McpTestClient(Container(), Jobs, protocol=era)
+    result = await client.request(
+        "tools/call", {"name": "announced", "arguments": {}, "_meta": {"progressToken": 7}}
+    )
+    result.assertOk()
+    assert [p["message"] for p in progress_of(result.notifications)] == [
+        "checked",
+        "starting announced",
+    ]
 
 
 @pytest.mark.parametrize("era", ERAS)

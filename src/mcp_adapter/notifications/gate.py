@@ -1,0 +1,24 @@
+"""What delivery asks of the dispatcher: who is listening, and whether they may see a resource.
+
+The dispatcher answers (``Dispatcher.request`` and ``Dispatcher.readable``); this
+folder only names the questions, so it imports nothing of dispatch.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from mcp_adapter.declare.request import McpRequest
+
+
+class ResourceGate(Protocol):
+    """Visibility of resources for one caller, decided as a read would decide it."""
+
+    def request(self, ctx: Any) -> McpRequest:
+        """The ``McpRequest`` snapshot of the request ``ctx`` describes (its caller)."""
+        ...
+
+    async def readable(self, ctx: Any, uri: str) -> bool:
+        """Whether the caller of ``ctx`` would find ``uri``: a resource serves it, and its
+        ``shouldRegister``/``authorize`` hooks neither hide nor refuse it for that caller."""
+        ...

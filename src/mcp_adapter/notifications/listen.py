@@ -1,0 +1,108 @@
+"""``subscriptions/listen`` (2026-07-28): one request is one stream of change events.
+
+The SDK's ``ListenHandler`` serves the stream for everyone alike; this one
+keeps its wire contract (the acknowledgment first, every frame stamped with the
+subscription id, only the kinds and URIs asked for, a graceful end on
+shutdown) and adds what a server with visibility hooks and many clients needs:
+
+- a resource's update reaches a listener only if that listener may see the
+  resource: its ``shouldRegister``/``authorize`` hooks run at delivery, with
+  the listener's own request (identity included), as a read would run them;
+- streams are counted per client and in all (:class:`SubscriptionLimits`), and
+  one beyond a limit is refused with a JSON-RPC error before the acknowledgment;
+- each listener's backlog is a :class:`Feed`: deduplicated, so bounded by what
+  it subscribed to, and drained (hooks included) by the listener's own task.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp import MCPError, types
+from mcp.server.subscriptions import SubscriptionBus
+from mcp.shared.subscriptions import (
+    SUBSCRIPTION_ID_META_KEY,
+    ResourceUpdated,
+    ServerEvent,
+    event_matches,
+    event_to_notification,
+)
+
+from mcp_adapter.notifications.feed import Feed, unsubscribe_from_bus
+from mcp_adapter.notifications.gate import ResourceGate
+from mcp_adapter.notifications.limits import ListenerQuota, SubscriptionLimits, client_of
+
+
+def honored(requested: types.SubscriptionFilter) -> types.SubscriptionFilter:
+    """What the acknowledgment promises: every kind asked for (false flags and an empty URI
+    list dropped), as the SDK's handler answers; a URI no resource serves never fires."""
+    return types.SubscriptionFilter(
+        tools_list_changed=True if requested.tools_list_changed else None,
+        prompts_list_changed=True if requested.prompts_list_changed else None,
+        resources_list_changed=True if requested.resources_list_changed else None,
+        resource_subscriptions=list(requested.resource_subscriptions or ()) or None,
+    )
+
+
+class Listening:
+    """The ``subscriptions/listen`` handler of one SDK server."""
+
+    def __init__(self, bus: SubscriptionBus, gate: ResourceGate, limits: SubscriptionLimits):
+        self.bus = bus
+        self.gate = gate
+        self.limits = limits
+        self.quota = ListenerQuota(limits)
+        self._feeds: set[Feed] = set()
+
+    async def __call__(
+        self, ctx: Any, params: types.SubscriptionsListenRequestParams
+    ) -> types.SubscriptionsListenResult:
+        subscription_id = ctx.request_id
+        if subscription_id is None:
+            raise MCPError(types.INVALID_REQUEST, "subscriptions/listen requires a request id")
+        wanted = honored(params.notifications)
+        uris = frozenset(wanted.resource_subscriptions or ())
+        if len(uris) > self.limits.max_uris:
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"Too many resource subscriptions: {len(uris)}, at most {self.limits.max_uris}",
+            )
+        client = client_of(self.gate.request(ctx))
+        refusal = self.quota.take(client)
+        if refusal is not None:
+            raise MCPError(types.INTERNAL_ERROR, f"Subscription refused: {refusal}")
+        meta: dict[str, Any] = {SUBSCRIPTION_ID_META_KEY: subscription_id}
+        feed = Feed(lambda event: event_matches(wanted, uris, event))
+        # Subscribe before the acknowledgment, so an event published while it is being
+        # written waits in the feed; only this task writes the stream, ack first.
+        unsubscribe = self.bus.subscribe(feed.put)
+        self._feeds.add(feed)
+        try:
+            acknowledged = types.SubscriptionsAcknowledgedNotificationParams(
+                notifications=wanted, _meta=meta
+            )
+            await ctx.session.send_notification(
+                types.SubscriptionsAcknowledgedNotification(params=acknowledged),
+                related_request_id=subscription_id,
+            )
+            async for event in feed:
+                if await self._visible(ctx, event):
+                    await ctx.session.send_notification(
+                        event_to_notification(event, meta), related_request_id=subscription_id
+                    )
+        finally:
+            self._feeds.discard(feed)
+            feed.close()
+            unsubscribe_from_bus(unsubscribe)
+            self.quota.give_back(client)
+        return types.SubscriptionsListenResult(_meta=meta)
+
+    async def _visible(self, ctx: Any, event: ServerEvent) -> bool:
+        if not isinstance(event, ResourceUpdated):
+            return True
+        return await self.gate.readable(ctx, event.uri)
+
+    def close(self) -> None:
+        """End every open stream gracefully: each drains, then answers its final result."""
+        for feed in list(self._feeds):
+            feed.close()
