@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import pytest
+from mcp.server.caching import CacheHint
 from mcp.types import ToolAnnotations
 from pydantic import Field
 from typing_extensions import TypedDict
@@ -62,7 +63,7 @@ class LaunchTool(Tool[LaunchInput, LaunchOutput]):
     name = "launch"
     title = "Launch"
     meta: ClassVar[Mapping[str, Any]] = {"owner": "platform"}
-    cache: ClassVar[Mapping[str, Any]] = {"ttl": 0}
+    cache = CacheHint(ttl_ms=0)
 
     async def handle(self, payload: LaunchInput, session: Session) -> McpResponse:
         session.journal.events.append(f"handle {session.number} {payload.variant}")
@@ -151,8 +152,8 @@ async def test_amendments_are_what_tools_list_says_in_both_eras(era: str) -> Non
     assert launch["description"] == "Launch a sandbox (audited)."
     assert launch["title"] == "Launch (audited)"
     assert launch["annotations"] == {"destructiveHint": False, "idempotentHint": False}
-    # merged over the class's own meta (and its declared cache)
-    assert launch["_meta"] == {"owner": "platform", "cache": {"ttl": 0}, "audit": True}
+    # merged over the class's own meta
+    assert launch["_meta"] == {"owner": "platform", "audit": True}
     # what is not amended stays the class's
     assert set(launch["inputSchema"]["properties"]) == {"sandbox_name", "variant", "cpus"}
     assert launch["outputSchema"] == catalog.tools["launch"].modern.output_schema
@@ -166,7 +167,7 @@ async def test_the_sdk_client_lists_the_amended_class_tool(mode: str) -> None:
         listed = {entry.name: entry for entry in (await client.list_tools()).tools}
         assert listed["launch"].description == "Launch a sandbox (audited)."
         assert listed["launch"].title == "Launch (audited)"
-        assert listed["launch"].meta == {"owner": "platform", "cache": {"ttl": 0}, "audit": True}
+        assert listed["launch"].meta == {"owner": "platform", "audit": True}
         result = await client.call_tool("launch", {"sandbox_name": "a"})
         assert result.structured_content == {
             "sandbox": "a",
@@ -236,7 +237,7 @@ async def test_middleware_with_a_scoped_service_shares_the_calls_instance_with_h
     ]
     for entry in (catalog.tools["launch"].modern, catalog.tools["launch"].legacy):
         assert set(entry.input_schema["properties"]) == {"sandbox_name", "variant", "cpus"}
-        assert entry.meta == {"owner": "platform", "cache": {"ttl": 0}, "audit": True}
+        assert entry.meta == {"owner": "platform", "audit": True}
     sent = await client.tool("launch", {"sandbox_name": "c", "session": 1})
     sent.assertError("Invalid tool arguments")  # an injected name is never an argument
     assert journal.events[-1] == "close 2"  # nothing ran for it

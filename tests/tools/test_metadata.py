@@ -1,4 +1,4 @@
-"""What ``tools/list`` says about a tool: hints, title, description, icons, meta, cache."""
+"""What ``tools/list`` says about a tool: hints, title, description, icons, meta."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from mcp import Client, types
+from mcp.server.caching import CacheHint
 
 from container import Container
 from mcp_adapter import (
@@ -116,7 +117,7 @@ ICON = Icon(src="https://example.com/ticket.png", mime_type="image/png", sizes=[
 class DecoratedTool(Tool):
     icons = (ICON,)
     meta = {"com.example/team": "support"}  # noqa: RUF012 - read once by the compiler
-    cache = {"ttl_seconds": 60}  # noqa: RUF012
+    cache = CacheHint(ttl_ms=60_000, scope="public")
 
     async def handle(self) -> McpResponse:
         return McpResponse.text("decorated")
@@ -145,19 +146,20 @@ async def test_without_docstring_or_description_there_is_none(driver: Driver, na
     assert "description" not in entry
 
 
-async def test_icons_meta_and_cache_are_listed(driver: Driver) -> None:
+async def test_icons_and_meta_are_listed_and_the_cache_is_no_meta(driver: Driver) -> None:
     entry = await driver.tool_entry(Container(), MetadataServer, "decorated")
     assert entry["icons"] == [
         {"src": "https://example.com/ticket.png", "mimeType": "image/png", "sizes": ["48x48"]}
     ]
-    assert entry["_meta"] == {"com.example/team": "support", "cache": {"ttl_seconds": 60}}
+    # the declared freshness is the listing's ttlMs/cacheScope (tests/tools/test_cache_hints.py)
+    assert entry["_meta"] == {"com.example/team": "support"}
 
 
 async def test_the_cache_declaration_does_not_memoize_results(driver: Driver) -> None:
     counted: list[int] = []
 
     class CountingTool(Tool):
-        cache = {"ttl_seconds": 3600}  # noqa: RUF012
+        cache = CacheHint(ttl_ms=3_600_000, scope="public")
 
         async def handle(self) -> McpResponse:
             counted.append(1)

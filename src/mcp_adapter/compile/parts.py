@@ -14,6 +14,8 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from mcp.server.caching import CacheHint
+
 from container import EMPTY, Container, Problem
 from mcp_adapter.compile.handlers import plan_function, plan_handler
 from mcp_adapter.compile.middleware import is_async_callable, plan_layers
@@ -199,10 +201,26 @@ def timeout_of(declared: Any, where: str, problems: list[Problem]) -> float | No
     return float(value)
 
 
+def cache_of(declared: Any, where: str, problems: list[Problem]) -> CacheHint | None:
+    """The component's own ``cache`` (the SDK's ``CacheHint``), or ``None``."""
+    value: object = getattr(declared, "cache", None)
+    if value is None or isinstance(value, CacheHint):
+        return value
+    problems.append(
+        problem(
+            (where,),
+            f"cache must be a CacheHint, not {value!r}",
+            "declare cache = CacheHint(ttl_ms=60_000, scope='public') "
+            "(from mcp.server.caching import CacheHint)",
+        )
+    )
+    return None
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Parts:
     """What every compiled component has besides its handler: how its instance is built,
-    its visibility hooks, its own middleware layers and its timeout."""
+    its visibility hooks, its own middleware layers, its timeout and its cache hint."""
 
     build: Callable[[Any], Any] | None
     build_is_async: bool
@@ -210,6 +228,7 @@ class Parts:
     hooks: Hooks
     middleware: tuple[Layer, ...]
     timeout: float | None
+    cache: CacheHint | None = None
 
     def fields(self) -> dict[str, Any]:
         """The ``CompiledComponent`` fields these parts fill."""
@@ -220,6 +239,7 @@ class Parts:
             "hooks": self.hooks,
             "middleware": self.middleware,
             "timeout": self.timeout,
+            "cache": self.cache,
         }
 
 
@@ -231,9 +251,10 @@ def class_parts(
     hooks = class_hooks(cls, kind, name, container, problems)
     layers = own_layers(cls, kind, name, container, problems)
     timeout = timeout_of(cls, f"{cls.__qualname__}.timeout", problems)
+    cache = cache_of(cls, f"{cls.__qualname__}.cache", problems)
     build, build_is_async = builder(cls, container, problems)
     contexts = container.node(cls).contexts if build is not None else frozenset()
-    return Parts(build, build_is_async, contexts, hooks, layers, timeout)
+    return Parts(build, build_is_async, contexts, hooks, layers, timeout, cache)
 
 
 class FunctionTool:

@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from types import MappingProxyType
 from typing import Any, TypeVar
 
+from mcp.server.caching import validate_cache_hints
+
 from container import Container, Problem
 from mcp_adapter.compile.contexts import given_by, ungiven, ungiven_layers
 from mcp_adapter.compile.lifespan import compile_lifespan
@@ -183,6 +185,7 @@ def compile_server(
     problems.extend(ungiven_layers(layers, f"server {where}", given, container))
     problems.extend(ungiven(_owned(tools, resources, prompts), given, container, layers))
     lifespan = compile_lifespan(server, container, problems)
+    cache_hints = _cache_hints(server, problems)
     eager = [key for key, binding in container.bindings.items() if binding.eager]
     if eager:  # (check() without roots would check every binding)
         problems.extend(p for p in container.check(*eager) if p not in problems)
@@ -211,6 +214,7 @@ def compile_server(
             server, again, extra_tools=extra_tools, extend_tool=extend_tool
         ),
         lifespan=lifespan,
+        cache_hints=MappingProxyType(cache_hints),
     )
 
 
@@ -224,6 +228,22 @@ def _owned(
     owned.extend((f"resource {r.name!r}", r) for r in resources)
     owned.extend((f"prompt {p.name!r}", p) for p in prompts)
     return owned
+
+
+def _cache_hints(server: type[Server], problems: list[Problem]) -> dict[str, Any]:
+    """``Server.cache_hints``, checked as the SDK's ``Server(cache_hints=...)`` checks them."""
+    try:
+        return validate_cache_hints(server.cache_hints)
+    except (TypeError, ValueError) as exc:
+        problems.append(
+            problem(
+                (f"{server.__qualname__}.cache_hints",),
+                str(exc),
+                "map cacheable methods to CacheHint values: "
+                "{'tools/list': CacheHint(ttl_ms=60_000, scope='public')}",
+            )
+        )
+        return {}
 
 
 def _classes(

@@ -185,8 +185,6 @@ def compile_tool(
     if len(problems) > before or handler is None or input_contract is None:
         return None
     meta = dict(cls.meta) if cls.meta else {}
-    if cls.cache:
-        meta["cache"] = dict(cls.cache)
     listing = _Listing(
         name, cls.title, description_of(cls, cls.description), cls.icons, cls.annotations, meta
     )

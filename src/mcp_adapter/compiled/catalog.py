@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import Any
 
 from mcp import types
+from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcp.shared.uri_template import UriTemplate
 from starlette.requests import Request as HttpRequest
@@ -76,6 +77,8 @@ class CompiledComponent:
     """The layers around its handler, outermost first (the server's, extensions', its own)."""
     timeout: float | None = field(default=None, kw_only=True)
     """Seconds a call may take before it is cancelled (its own, else the server's)."""
+    cache: CacheHint | None = field(default=None, kw_only=True, repr=False)
+    """Its declared freshness (``Component.cache``); ``None``: the server's."""
     needs_request: bool = field(init=False, repr=False)
     """Whether the handler, a hook, or a service they or the constructor need reads the
     request (``McpRequest`` or another context value); else none is built."""
@@ -239,6 +242,8 @@ class Catalog:
     """The context values the request-stage layers give every call."""
     lifespan: CompiledLifespan | None = field(default=None, repr=False)
     """``Server.lifespan``, entered at serve start (``serve_lifespan``); ``None`` without one."""
+    cache_hints: Mapping[str, CacheHint] = field(default_factory=dict, repr=False)
+    """``Server.cache_hints``: the server-wide freshness of each cacheable method."""
 
     @property
     def components(self) -> list[CompiledComponent]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic
 
 from mcp import types
+from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from typing_extensions import TypeVar
 
@@ -44,6 +45,10 @@ class Component:
     policies: ClassVar[Sequence[Policy]] = ()
     """Reusable rules of who sees and may use it (``Policy``), asked before its own
     ``shouldRegister``/``authorize`` and after its server's policies."""
+    cache: ClassVar[CacheHint | None] = None
+    """Declared freshness (the SDK's ``CacheHint``): ``ttlMs``/``cacheScope`` of its
+    ``resources/read`` results and of the listing pages it is on (2026-07-28); results
+    are never memoized."""
 
 
 class Tool(Component, Generic[InputT, OutputT]):
@@ -57,8 +62,6 @@ class Tool(Component, Generic[InputT, OutputT]):
     input: ClassVar[Any] = None
     output: ClassVar[Any] = None
     annotations: ClassVar[ToolAnnotations | types.ToolAnnotations | None] = None
-    cache: ClassVar[Mapping[str, Any] | None] = None
-    """Declared freshness, carried to clients in ``_meta``; results are never memoized."""
     toolset: ClassVar[str | None] = None
     """The toolset it belongs to (``--toolsets``, ``X-MCP-Toolsets``); ``None``: its
     server's (``Server.toolset``)."""
@@ -133,6 +136,10 @@ class Server:
     threads: ClassVar[int] = DEFAULT_THREADS
     """Worker threads this server's sync handlers, hooks and services use at once (its
     own pool's size: calls beyond wait for one to be free)."""
+    cache_hints: ClassVar[Mapping[str, CacheHint]] = {}
+    """Server-wide freshness per cacheable method (``"tools/list"``, ``"resources/read"``,
+    ...), the SDK's ``Server(cache_hints=...)``: what results carry when their components
+    declare no ``cache`` of their own (2026-07-28)."""
     telemetry: ClassVar[bool] = True
     """``False``: no spans of the adapter's stages and no ``mcp.server.operation.duration``
     for this server's calls, even with a provider configured; ``MCP_ADAPTER_TELEMETRY=off``

@@ -26,6 +26,7 @@ from mcp_adapter.declare.middleware import Call, RequestCall
 from mcp_adapter.declare.request import McpRequest, Transport, freeze
 from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.dispatch import telemetry
+from mcp_adapter.dispatch.cache_hints import page_hints
 from mcp_adapter.dispatch.chain import through
 from mcp_adapter.dispatch.inflight import CallsInFlight, Place
 from mcp_adapter.dispatch.modes import OnLoop, OnLoopWithWorker, OnThread, OnWorker, drive
@@ -110,6 +111,11 @@ class DispatchCore:
         self._resource_pages = paginate(list(catalog.resources.values()), size)
         self._template_pages = paginate(list(catalog.templates), size)
         self._prompt_pages = paginate(list(catalog.prompts.values()), size)
+        hints = catalog.cache_hints
+        self._tool_hints = page_hints(paginate(tools, size), "tools/list", hints)
+        self._resource_hints = page_hints(self._resource_pages, "resources/list", hints)
+        self._template_hints = page_hints(self._template_pages, "resources/templates/list", hints)
+        self._prompt_hints = page_hints(self._prompt_pages, "prompts/list", hints)
 
     def request(self, ctx: Any, given: Given | None = None, **fields: Any) -> McpRequest:
         """The request snapshot; ``given``: the context values request-stage layers gave."""

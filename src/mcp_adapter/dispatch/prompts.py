@@ -15,6 +15,7 @@ from mcp_adapter.compiled.catalog import (
 )
 from mcp_adapter.declare.middleware import Call, RequestCall
 from mcp_adapter.dispatch import stage, telemetry
+from mcp_adapter.dispatch.cache_hints import hinted
 from mcp_adapter.dispatch.chain import through
 from mcp_adapter.dispatch.core import DispatchCore, Given, Mode
 from mcp_adapter.dispatch.paging import next_cursor, page_index
@@ -48,10 +49,11 @@ class PromptCalls(DispatchCore):
         pages = self._prompt_pages
         index = page_index(cursor, len(pages))
         paired = [(p, p.entry) for p in pages[index]]
-        return types.ListPromptsResult(
+        result = types.ListPromptsResult(
             prompts=await self._filter(ctx, paired, given),
             next_cursor=next_cursor(index, len(pages)),
         )
+        return hinted(result, self._prompt_hints[index])
 
     async def get_prompt(
         self,

@@ -13,6 +13,7 @@ from mcp_adapter.compiled.catalog import (
 )
 from mcp_adapter.declare.middleware import Call, RequestCall
 from mcp_adapter.dispatch import stage, telemetry
+from mcp_adapter.dispatch.cache_hints import combined, hinted
 from mcp_adapter.dispatch.core import DispatchCore, Given, Mode
 from mcp_adapter.dispatch.inflight import Place
 from mcp_adapter.dispatch.paging import next_cursor, page_index
@@ -48,10 +49,11 @@ class ResourceReads(DispatchCore):
         pages = self._resource_pages
         index = page_index(cursor, len(pages))
         listed = await self._filter(ctx, [(r, r.entry) for r in pages[index]], given)
-        return types.ListResourcesResult(
+        result = types.ListResourcesResult(
             resources=[e for e in listed if isinstance(e, types.Resource)],
             next_cursor=next_cursor(index, len(pages)),
         )
+        return hinted(result, self._resource_hints[index])
 
     async def list_resource_templates(
         self, ctx: Any, params: types.PaginatedRequestParams | None, given: Given | None = None
@@ -70,10 +72,11 @@ class ResourceReads(DispatchCore):
         pages = self._template_pages
         index = page_index(cursor, len(pages))
         listed = await self._filter(ctx, [(r, r.entry) for r in pages[index]], given)
-        return types.ListResourceTemplatesResult(
+        result = types.ListResourceTemplatesResult(
             resource_templates=[e for e in listed if isinstance(e, types.ResourceTemplate)],
             next_cursor=next_cursor(index, len(pages)),
         )
+        return hinted(result, self._template_hints[index])
 
     def find_resource(self, uri: str) -> tuple[CompiledResource, dict[str, Any]] | None:
         """The resource that serves ``uri``: a static one first, else the matching template."""
@@ -222,12 +225,16 @@ class ResourceReads(DispatchCore):
                             arguments,
                             self.threads,
                         )
-                    return run.resource_contents(
+                    contents = run.resource_contents(
                         outcome,
                         owner=resource.cls.__qualname__,
                         uri=uri,
                         mime_type=resource.mime_type,
                     )
+                    if resource.cache is None and not resource.hooks.any:
+                        return contents
+                    server = self.catalog.cache_hints.get("resources/read")
+                    return hinted(contents, combined((resource,), server))
             except NotFound:
                 return None  # absent, exactly as when hidden
             except Forbidden:

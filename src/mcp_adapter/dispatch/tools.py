@@ -18,6 +18,7 @@ from mcp_adapter.compiled.catalog import (
 from mcp_adapter.declare.middleware import Call, RequestCall
 from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.dispatch import stage, telemetry
+from mcp_adapter.dispatch.cache_hints import hinted
 from mcp_adapter.dispatch.chain import through
 from mcp_adapter.dispatch.core import DispatchCore, Given, Mode
 from mcp_adapter.dispatch.inflight import Place
@@ -70,11 +71,12 @@ class ToolCalls(DispatchCore):
         pages = self._tool_pages[is_modern(ctx)]
         index = page_index(cursor, len(pages))
         cursor = next_cursor(index, len(pages))
+        hint = self._tool_hints[index]
         if not self._tool_hooks:
-            return types.ListToolsResult(tools=list(pages[index]), next_cursor=cursor)
+            return hinted(types.ListToolsResult(tools=list(pages[index]), next_cursor=cursor), hint)
         paired = [(self.catalog.tools[entry.name], entry) for entry in pages[index]]
-        listed = await self._filter(ctx, paired, given)
-        return types.ListToolsResult(tools=listed, next_cursor=cursor)
+        tools = await self._filter(ctx, paired, given)
+        return hinted(types.ListToolsResult(tools=tools, next_cursor=cursor), hint)
 
     async def call_tool(
         self,

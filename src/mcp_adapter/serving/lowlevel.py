@@ -125,6 +125,7 @@ def build_sdk_server(
         **handlers,
     )
     notifications.install(server)
+    server.cache_hints = dict(catalog.cache_hints)  # checked at compile, as Server() checks them
     security = request_state_security or RequestStateSecurity.ephemeral()
     server.middleware.append(RequestStateBoundary(security, default_audience=catalog.name))
     return server
