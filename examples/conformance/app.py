@@ -1,9 +1,8 @@
 """The conformance server as an HTTP app: stateful (the 2025-11-25 suite uses sessions,
-server-to-client requests and SSE resumption), with the protocol-level extras."""
+server-to-client requests and SSE resumption)."""
 
 from __future__ import annotations
 
-from examples.conformance.extras import configure
 from examples.conformance.server import ConformanceServer
 from starlette.applications import Starlette
 
@@ -18,6 +17,5 @@ def create_app(host: str = "127.0.0.1") -> Starlette:
         Container(),
         stateless=False,
         resumability=Resumability(InMemoryEventStore(), retry_interval=500),
-        configure=configure,
         host=host,
     )

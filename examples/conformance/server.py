@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import warnings
-from typing import Any
+from typing import Any, Literal
 
 import anyio
-from examples.conformance.extras import LOG_LEVELS
 from examples.conformance.fixtures import PNG, WAV
 from mcp import types
+from mcp.server.caching import CacheHint
 from pydantic import ConfigDict, Field
 
 from mcp_adapter import (
@@ -26,6 +26,7 @@ from mcp_adapter import (
     Tool,
     ToolAnnotations,
 )
+from mcp_adapter.notifications import ClientLogger, Notifier, Progress
 from schemas import Schema
 
 STEP = 0.05
@@ -103,38 +104,73 @@ class ErrorHandlingTool(FixtureTool):
 # -- tools: talking to the client during a call -------------------------------------------
 
 
-async def log(request: McpRequest, level: types.LoggingLevel, text: str) -> None:
-    ctx = request.context
-    if ctx is None or not LOG_LEVELS.allows(ctx.session, level):
-        return
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # logging is deprecated in 2026-07-28, fine in 2025-11-25
-        await ctx.session.send_log_message(level, text, related_request_id=ctx.request_id)
-
-
 class ToolWithLoggingTool(FixtureTool):
     name = "test_tool_with_logging"
     description = "Sends three info log messages while it runs."
 
-    async def handle(self, request: McpRequest) -> McpResponse:
-        await log(request, "info", "Tool execution started")
+    async def handle(self, log: ClientLogger) -> McpResponse:
+        await log.info("Tool execution started")
         await anyio.sleep(STEP)
-        await log(request, "info", "Tool processing data")
+        await log.info("Tool processing data")
         await anyio.sleep(STEP)
-        await log(request, "info", "Tool execution completed")
+        await log.info("Tool execution completed")
         return McpResponse.text("Tool with logging executed successfully")
+
+
+class LoggingTool(FixtureTool):
+    name = "test_logging_tool"
+    description = "Logs one info record: only a request that asked for records gets it."
+
+    async def handle(self, log: ClientLogger) -> McpResponse:
+        await log.info("Diagnostic trace logging activated")
+        return McpResponse.text("Logging evaluated")
 
 
 class ToolWithProgressTool(FixtureTool):
     name = "test_tool_with_progress"
     description = "Reports progress 0, 50 and 100 of 100 when asked for progress."
 
-    async def handle(self, request: McpRequest) -> McpResponse:
+    async def handle(self, progress: Progress) -> McpResponse:
         for done in (0, 50, 100):
-            await request.report_progress(done, 100)
+            await progress.report(done, 100)
             if done < 100:
                 await anyio.sleep(STEP)
         return McpResponse.text("Tool with progress executed successfully")
+
+
+# -- tools: announcing changes to listening clients -----------------------------------------
+
+
+class TriggerToolChangeTool(FixtureTool):
+    name = "test_trigger_tool_change"
+    description = "Announces that the tool list changed, to every client listening for it."
+
+    async def handle(self, notifier: Notifier) -> McpResponse:
+        await notifier.tool_list_changed()
+        return McpResponse.text("Mutation triggered")
+
+
+class TriggerPromptChangeTool(FixtureTool):
+    name = "test_trigger_prompt_change"
+    description = "Announces that the prompt list changed, to every client listening for it."
+
+    async def handle(self, notifier: Notifier) -> McpResponse:
+        await notifier.prompt_list_changed()
+        return McpResponse.text("Mutation triggered")
+
+
+class UpdateWatchedInput(Schema):
+    uri: str = "test://watched-resource"
+
+
+class UpdateResourceTool(Tool[UpdateWatchedInput]):
+    name = "test_update_resource"
+    description = "Announces that a resource changed, to the clients subscribed to it."
+    annotations = READ_ONLY
+
+    async def handle(self, payload: UpdateWatchedInput, notifier: Notifier) -> McpResponse:
+        await notifier.resource_updated(payload.uri)
+        return McpResponse.text(f"Updated {payload.uri}")
 
 
 class SamplingInput(Schema):
@@ -298,19 +334,35 @@ class ElicitationEnumsTool(FixtureTool):
 class address(Schema):
     """Lower-case on purpose: the fixture expects ``$defs`` to hold ``address``."""
 
+    model_config = ConfigDict(json_schema_extra={"$anchor": "addressDef"})
+
     street: str | None = None
     city: str | None = None
 
 
 class JsonSchema2020Input(Schema):
-    """Published with the JSON Schema 2020-12 keywords the fixture checks for."""
+    """Published with the JSON Schema 2020-12 keywords the fixture checks for: composition
+    (``allOf``/``anyOf``), conditionals (``if``/``then``/``else``) and an ``$anchor``."""
 
     model_config = ConfigDict(
-        json_schema_extra={"$schema": "https://json-schema.org/draft/2020-12/schema"}
+        extra="forbid",
+        json_schema_extra={
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {
+                "properties": {"contactMethod": {"const": "phone"}},
+                "required": ["contactMethod"],
+            },
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
+        },
     )
 
     name: str | None = None
     home: address | None = Field(default=None, alias="address")
+    contactMethod: Literal["phone", "email"] | None = None
+    phone: str | None = None
+    email: str | None = None
 
 
 class JsonSchema2020Tool(Tool[JsonSchema2020Input]):
@@ -320,6 +372,21 @@ class JsonSchema2020Tool(Tool[JsonSchema2020Input]):
 
     async def handle(self, payload: JsonSchema2020Input) -> McpResponse:
         return McpResponse.text(f"Received: {payload.model_dump_json(exclude_none=True)}")
+
+
+class HeaderInput(Schema):
+    region: str = Field(json_schema_extra={"x-mcp-header": "Region"})
+
+
+class HeaderTool(Tool[HeaderInput]):
+    name = "test_header_parameter"
+    description = (
+        "Takes a parameter that 2026-07-28 clients also send as the Mcp-Param-Region header."
+    )
+    annotations = READ_ONLY
+
+    async def handle(self, payload: HeaderInput) -> McpResponse:
+        return McpResponse.text(f"Region: {payload.region}")
 
 
 class ReconnectionTool(FixtureTool):
@@ -362,7 +429,7 @@ class WatchedResource(Resource):
     name = "watched-resource"
     uri = "test://watched-resource"
     mime_type = "text/plain"
-    description = "A resource clients may subscribe to."
+    description = "A resource clients may subscribe to (test_update_resource changes it)."
 
     async def handle(self) -> McpResponse:
         return McpResponse.text("Watched resource content.")
@@ -447,13 +514,25 @@ class ConformanceServer(Server):
         MultipleContentTypesTool,
         ErrorHandlingTool,
         ToolWithLoggingTool,
+        LoggingTool,
         ToolWithProgressTool,
+        TriggerToolChangeTool,
+        TriggerPromptChangeTool,
+        UpdateResourceTool,
         SamplingTool,
         ElicitationTool,
         ElicitationDefaultsTool,
         ElicitationEnumsTool,
         JsonSchema2020Tool,
+        HeaderTool,
         ReconnectionTool,
     )
     resources = (StaticTextResource, StaticBinaryResource, WatchedResource, TemplateDataResource)
     prompts = (SimplePrompt, PromptWithArguments, PromptWithEmbeddedResource, PromptWithImage)
+    cache_hints = {  # noqa: RUF012 - what every listing and read says of its freshness
+        "tools/list": CacheHint(ttl_ms=300_000, scope="public"),
+        "prompts/list": CacheHint(ttl_ms=300_000, scope="public"),
+        "resources/list": CacheHint(ttl_ms=300_000, scope="public"),
+        "resources/templates/list": CacheHint(ttl_ms=300_000, scope="public"),
+        "resources/read": CacheHint(ttl_ms=300_000, scope="private"),
+    }

