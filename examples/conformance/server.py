@@ -17,8 +17,11 @@ from mcp.server.caching import CacheHint
 from pydantic import ConfigDict, Field
 
 from mcp_adapter import (
+    ClientLogger,
     McpRequest,
     McpResponse,
+    Notifier,
+    Progress,
     Prompt,
     PromptArgument,
     Resource,
@@ -26,7 +29,6 @@ from mcp_adapter import (
     Tool,
     ToolAnnotations,
 )
-from mcp_adapter.notifications import ClientLogger, Notifier, Progress
 from schemas import Schema
 
 STEP = 0.05

@@ -28,6 +28,7 @@ from mcp_adapter.extensions import (
     put_on_server,
     tool,
 )
+from mcp_adapter.notifications import ClientLogger, Notifier, Progress, SubscriptionLimits
 from mcp_adapter.serving import (
     BearerAuth,
     Compilable,
@@ -49,6 +50,7 @@ __all__ = [
     "Catalog",
     "Compilable",
     "Call",
+    "ClientLogger",
     "CompileError",
     "McpAdapterError",
     "Middleware",
@@ -56,6 +58,7 @@ __all__ = [
     "Forbidden",
     "HttpLimits",
     "NotFound",
+    "Notifier",
     "Refusal",
     "RequestCall",
     "Resumability",
@@ -68,12 +71,14 @@ __all__ = [
     "Platform",
     "PluginManifest",
     "Policy",
+    "Progress",
     "Prompt",
     "PromptArgument",
     "Resource",
     "Servable",
     "Server",
     "StartupError",
+    "SubscriptionLimits",
     "Tool",
     "ToolAnnotations",
     "ToolSpec",

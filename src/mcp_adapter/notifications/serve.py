@@ -69,7 +69,7 @@ class Notifications:
 
     def __init__(
         self,
-        notifier: Notifier,
+        notifier: Notifier | None,
         gate: ResourceGate,
         *,
         lists: Collection[str],
@@ -133,7 +133,8 @@ class Notifications:
     async def lifespan(self, _: Any) -> AsyncIterator[dict[str, Any]]:
         """The SDK server's lifespan: its bus gets the notifier's events while it serves;
         at the end, open streams end gracefully."""
-        detach = self.notifier.attach(self.bus) if self.bus is not None else None
+        notifier, bus = self.notifier, self.bus
+        detach = notifier.attach(bus) if notifier is not None and bus is not None else None
         try:
             yield {}
         finally:
