@@ -74,6 +74,9 @@ def build_sdk_server(
     carries them; the container's ``Notifier`` publishes on the bus while the
     server serves (its lifespan).
     """
+    # bound first: binding it moves the container's generation, which the dispatcher
+    # would otherwise read as an override to recompile for
+    notifier = notifier_of(container)
     dispatcher = Dispatcher(
         catalog, container, transport=transport, caller=caller, threads=threads, calls=calls
     )
@@ -104,7 +107,7 @@ def build_sdk_server(
         if present
     ]
     notifications = Notifications(
-        notifier_of(container),
+        notifier,
         dispatcher,
         lists=lists,
         logs=catalog.takes(ClientLogger),
