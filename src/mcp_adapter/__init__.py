@@ -1,5 +1,11 @@
 """MCP components served through the official ``mcp`` SDK, with services from a container."""
 
+from mcp_adapter.distribution import require_own_packages, version
+
+# Before anything imports them: ``container`` and ``schemas`` must be this distribution's
+# (a project's own schemas.py, or another distribution's files, gets a clear error).
+require_own_packages()
+
 from mcp.types import Icon
 
 from mcp_adapter.compile.server import compile_server
@@ -94,3 +100,10 @@ __all__ = [
     "serve_stdio",
     "tool",
 ]
+
+
+def __getattr__(name: str) -> str:
+    """``__version__``: the installed distribution's (``mcp-adapter-di``), read when asked."""
+    if name == "__version__":
+        return version()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

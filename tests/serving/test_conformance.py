@@ -1,9 +1,10 @@
 """The official MCP conformance suite against ``examples/conformance`` over HTTP on 127.0.0.1.
 
 The pinned releases (and the Node 22 they need) are installed by the test itself
-into ``build/conformance/`` on first use; only ``npm`` must exist. Release
-0.1.16 runs its ``active`` and ``pending`` suites, with no failure. Release
-0.2.0-alpha.12 runs what each spec revision requires (``--requirements``): the
+into ``build/conformance/`` on first use; only ``npm`` must exist (without it the
+tests are skipped with the line saying what to install, and fail in CI,
+``CI=true``). Release 0.1.16 runs its ``active`` and ``pending`` suites, with no
+failure. Release 0.2.0-alpha.12 runs what each spec revision requires (``--requirements``): the
 scenarios expected to pass are listed and must pass; those expected to fail are
 listed with the reason, and fail this test if they start passing, so that the
 lists stay true (move a scenario to the passing list when the work lands).
@@ -13,10 +14,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from examples.conformance import suite
 
+from tests import needs
 from tests.serving.harness import serve_process
 
 INPUT_REQUESTS = "input requests (2026-07-28 input_required results) are not served yet"
@@ -127,6 +130,15 @@ FAILING: dict[str, dict[str, str]] = {
 }
 
 
+def toolchain(version: str, cache: Path | None = None) -> suite.Toolchain:
+    """The suite's ``version``, installed with ``npm`` if it is not there yet."""
+    found = suite.installed(suite.CACHE_ROOT / version if cache is None else cache, version)
+    if found is not None:
+        return found
+    needs.command("npm", suite.NPM_MISSING.removeprefix("npm not found: "))
+    return suite.install(version, cache)
+
+
 @pytest.fixture(scope="module")
 def server_url() -> Iterator[str]:
     with serve_process([sys.executable, "-m", "examples.conformance", "--port", "0"]) as served:
@@ -135,7 +147,7 @@ def server_url() -> Iterator[str]:
 
 @pytest.mark.parametrize("which", ["active", "pending"])
 def test_release_0_1_16_passes_with_no_failures(server_url: str, which: str) -> None:
-    result = suite.run(server_url, which, suite.install(suite.CONFORMANCE_VERSION))
+    result = suite.run(server_url, which, toolchain(suite.CONFORMANCE_VERSION))
     assert result.scenarios, result.output
     assert not result.failed, f"failing scenarios: {result.failed}\n{result.output}"
     assert result.returncode == 0, result.output
@@ -145,7 +157,7 @@ def test_release_0_1_16_passes_with_no_failures(server_url: str, which: str) -> 
 def test_each_revisions_requirements_pass_but_the_known_gaps(
     server_url: str, revision: str
 ) -> None:
-    result = suite.run(server_url, revision, suite.install(suite.REQUIREMENTS_VERSION))
+    result = suite.run(server_url, revision, toolchain(suite.REQUIREMENTS_VERSION))
     assert result.scenarios, result.output
     ran = set(result.scenarios)
     expected = PASSING[revision] | set(FAILING[revision])
@@ -163,3 +175,17 @@ def test_each_revisions_requirements_pass_but_the_known_gaps(
 def test_the_known_gaps_are_input_requests_and_tasks_only() -> None:
     reasons = {reason.split(":")[0] for gaps in FAILING.values() for reason in gaps.values()}
     assert reasons == {INPUT_REQUESTS, TASKS}
+
+
+@pytest.mark.parametrize(
+    ("ci", "outcome"), [("", pytest.skip.Exception), ("true", pytest.fail.Exception)]
+)
+def test_without_npm_the_suite_says_what_is_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ci: str, outcome: type[BaseException]
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setenv("CI", ci)
+    with pytest.raises(outcome) as raised:
+        toolchain(suite.CONFORMANCE_VERSION, tmp_path / "cache")
+    assert str(raised.value).startswith(suite.NPM_MISSING)
+    assert not (tmp_path / "cache").exists()

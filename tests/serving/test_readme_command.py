@@ -1,4 +1,7 @@
-"""README command one serves the demo over HTTP on 127.0.0.1 and prints its URL."""
+"""README's two commands: command one serves the demo over HTTP on 127.0.0.1 and prints
+its URL; both set up ``uv`` in a virtual environment of their own (``build/uv``) and never
+install anything into the system's Python (``tests/packaging/test_fresh_machine.py`` runs
+command one from a bare Python)."""
 
 from __future__ import annotations
 
@@ -12,22 +15,30 @@ from tests.serving.harness import REPO, serve_http
 
 pytestmark = pytest.mark.anyio
 
+BOOTSTRAP = "build/uv"
+UV_PIN = "uv==0.13.9"
+
+
+def readme_command(marker: str) -> str:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    found = re.search(rf"<!-- {marker} -->\s*```sh\n(.+?)\n```", text, re.DOTALL)
+    assert found, f"README.md has no {marker}"
+    return found.group(1)
+
 
 def main_command() -> str:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    found = re.search(r"<!-- main-command -->\s*```sh\n(.+?)\n```", text, re.DOTALL)
-    assert found, "README.md has no main command"
-    return found.group(1)
+    return readme_command("main-command")
+
+
+def steps(command: str) -> list[list[str]]:
+    return [shlex.split(step) for step in command.split("&&")]
 
 
 def serve_arguments() -> list[str]:
     """The ``mcp-adapter serve`` arguments of the command, without host and port."""
-    steps = [shlex.split(step) for step in main_command().split("&&")]
-    assert steps[0][:4] == ["python3", "-m", "pip", "install"]
-    assert steps[1] == ["python3", "-m", "uv", "sync", "--frozen"]
-    words = steps[-1]
-    assert words[:6] == ["python3", "-m", "uv", "run", "mcp-adapter", "serve"]
-    args = words[6:]
+    words = steps(main_command())[-1]
+    assert words[:4] == [f"{BOOTSTRAP}/bin/uv", "run", "mcp-adapter", "serve"]
+    args = words[4:]
     assert args[args.index("--host") + 1] == "127.0.0.1"
     for option in ("--host", "--port"):
         at = args.index(option)
@@ -35,6 +46,26 @@ def serve_arguments() -> list[str]:
     assert "--http" in args
     args.remove("--http")
     return args
+
+
+@pytest.mark.parametrize("marker", ["main-command", "test-command"])
+def test_the_commands_never_install_into_the_system_python(marker: str) -> None:
+    """A system Python may refuse ``pip install`` (Debian: externally managed) and must
+    not be changed: the commands make a virtual environment, and every later step runs a
+    program from it (its pip, then its uv, which makes the project's own ``.venv``)."""
+    first, install, sync, *rest = steps(readme_command(marker))
+    assert first == ["python3", "-m", "venv", BOOTSTRAP]
+    assert install == [f"{BOOTSTRAP}/bin/python", "-m", "pip", "install", "-q", UV_PIN]
+    assert sync[:3] == [f"{BOOTSTRAP}/bin/uv", "sync", "--frozen"]
+    assert rest
+    for words in rest:
+        assert words[:2] == [f"{BOOTSTRAP}/bin/uv", "run"], words
+
+
+def test_the_benchmark_command_sets_up_uv_the_same_way() -> None:
+    text = (REPO / "docs" / "performance.md").read_text(encoding="utf-8")
+    setup = " && ".join(" ".join(words) for words in steps(readme_command("test-command"))[:3])
+    assert setup in text
 
 
 async def test_readme_command_serves_the_demo_with_its_private_tool() -> None:

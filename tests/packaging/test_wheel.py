@@ -1,0 +1,194 @@
+"""The wheel as the index would get it, built by ``uv build`` from this tree, installed into a
+fresh virtual environment (no network: the locked dependencies come from uv's cache).
+
+It is named ``mcp-adapter-di``, carries the license, the project's links, classifiers
+and keywords, and a README whose every link works on the index (absolute). Installed
+beside it, another distribution's ``schemas`` that writes over this one's files is
+named by ``import mcp_adapter``, with the fix.
+"""
+
+from __future__ import annotations
+
+import email.parser
+import os
+import re
+import subprocess
+import sys
+import venv
+import zipfile
+from dataclasses import dataclass
+from email.message import Message
+from pathlib import Path
+
+import pytest
+
+from mcp_adapter.distribution import DISTRIBUTION
+from tests import needs
+
+REPO = Path(__file__).resolve().parents[2]
+REPOSITORY = "https://github.com/mcp-adapter-di/mcp-adapter-di"
+TIMEOUT = 300
+
+
+def uv() -> str:
+    """uv itself: ``UV`` inside ``uv run``, else on ``PATH``."""
+    found = os.environ.get("UV")
+    if found and Path(found).is_file():
+        return found
+    return needs.command("uv", "install uv (README's commands install it in build/uv)")
+
+
+def _run(command: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        command, cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT, check=False
+    )
+    assert done.returncode == 0, f"{command}\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+@dataclass(frozen=True)
+class Built:
+    wheel: Path
+    metadata: Message
+    names: list[str]
+
+    @property
+    def readme(self) -> str:
+        payload = self.metadata.get_payload()
+        assert isinstance(payload, str)
+        return payload
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    out = tmp_path_factory.mktemp("dist")
+    _run([uv(), "build", "--wheel", "--offline", "--quiet", "--out-dir", str(out), str(REPO)])
+    (wheel,) = out.glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        (metadata_name,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        metadata = email.parser.Parser().parsestr(archive.read(metadata_name).decode())
+    return Built(wheel, metadata, names)
+
+
+def test_the_wheel_is_named_mcp_adapter_di(built: Built) -> None:
+    assert built.wheel.name.startswith("mcp_adapter_di-")
+    assert built.metadata["Name"] == DISTRIBUTION
+    assert built.metadata["License-Expression"] == "MIT"
+    assert "mcp_adapter_di-0.1.0.dist-info/licenses/LICENSE" in built.names
+    tops = {name.split("/")[0] for name in built.names if "dist-info" not in name}
+    assert tops == {"container", "schemas", "mcp_adapter"}
+    assert "mcp_adapter/templates/tool.tmpl" in built.names
+    for package in ("container", "schemas", "mcp_adapter"):
+        assert f"{package}/py.typed" in built.names
+
+
+def test_the_index_page_has_links_classifiers_and_keywords(built: Built) -> None:
+    urls = dict(value.split(", ", 1) for value in built.metadata.get_all("Project-URL") or [])
+    assert set(urls) == {"Homepage", "Documentation", "Repository", "Issues", "Changelog"}
+    assert all(url.startswith(REPOSITORY) for url in urls.values())
+    classifiers = built.metadata.get_all("Classifier") or []
+    assert "Programming Language :: Python :: 3.11" in classifiers
+    assert "Typing :: Typed" in classifiers
+    assert {"mcp", "dependency injection"} <= set(built.metadata["Keywords"].split(","))
+    assert built.metadata["Description-Content-Type"] == "text/markdown"
+
+
+def test_the_readme_on_the_index_has_no_relative_link(built: Built) -> None:
+    """The index shows README.md with no repository around it: a relative link is dead."""
+    readme = built.readme
+    assert readme.startswith("# mcp-adapter-di\n")
+    assert "pip install mcp-adapter-di" in readme
+    links = re.findall(r"\]\(([^)]+)\)", readme)
+    assert links, "README.md has no links to check"
+    relative = [link for link in links if not link.startswith(("https://", "#"))]
+    assert relative == []
+    for link in links:
+        if link.startswith(f"{REPOSITORY}/blob/main/"):
+            assert (REPO / link.removeprefix(f"{REPOSITORY}/blob/main/")).exists(), link
+
+
+@pytest.fixture(scope="module")
+def installed(built: Built, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh virtual environment (no pip) with the wheel and its locked dependencies."""
+    home = tmp_path_factory.mktemp("venv")
+    venv.create(home, with_pip=False)
+    python = home / "bin" / "python"
+    locked = home / "requirements.txt"
+    _run(
+        [uv(), "export", "--frozen", "--no-dev", "--no-emit-project", "--no-hashes", "--quiet",
+         "--output-file", str(locked)],
+        cwd=REPO,
+    )  # fmt: skip
+    _run(
+        [uv(), "pip", "install", "--offline", "--no-deps", "--quiet", "--python", str(python),
+         "-r", str(locked), str(built.wheel)],
+    )  # fmt: skip
+    return home
+
+
+def _in(home: Path, *command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "UV")}
+    env["VIRTUAL_ENV"] = str(home)
+    return subprocess.run(
+        [str(home / "bin" / command[0]), *command[1:]],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+
+
+def test_installed_it_runs_from_its_own_files(installed: Path, tmp_path: Path) -> None:
+    done = _in(installed, "mcp-adapter", "--help", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    code = (
+        "import mcp_adapter, schemas, container; print(mcp_adapter.__file__, schemas.__version__)"
+    )
+    done = _in(installed, "python", "-c", code, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    where, version = done.stdout.split()
+    assert Path(where).is_relative_to(installed)
+    assert version == "0.1.0"
+    assert sys.prefix != str(installed)
+
+
+def test_another_distribution_writing_over_schemas_is_named(
+    installed: Path, tmp_path: Path
+) -> None:
+    """The index's ``schemas`` (a package of the Python 2 era) installed after this one
+    writes its ``schemas/__init__.py`` over this one's."""
+    foreign = _foreign_schemas_wheel(tmp_path)
+    _run([uv(), "pip", "install", "--offline", "--no-deps", "--quiet", "--python",
+          str(installed / "bin" / "python"), str(foreign)])  # fmt: skip
+    site = next((installed / "lib").glob("python3*/site-packages"))
+    done = _in(installed, "python", "-c", "import mcp_adapter", cwd=tmp_path)
+    assert done.returncode == 1
+    last = done.stderr.splitlines()[-2:]
+    assert last[0].startswith(
+        f"mcp_adapter.distribution.ShadowedPackageError: {site / 'schemas' / '__init__.py'} is "
+        f"not {DISTRIBUTION}'s package 'schemas': the distribution 'schemas' wrote over it "
+        "(importing it fails: SyntaxError: "
+    )
+    assert last[1] == (
+        f"  hint: pip uninstall schemas && pip install --force-reinstall {DISTRIBUTION} "
+        "(or install the two in separate virtual environments)"
+    )
+
+
+def _foreign_schemas_wheel(folder: Path) -> Path:
+    wheel = folder / "schemas-0.0.6-py3-none-any.whl"
+    info = "schemas-0.0.6.dist-info"
+    files = {
+        "schemas/__init__.py": 'print "a schemas package of the Python 2 era"\n',
+        f"{info}/METADATA": "Metadata-Version: 2.1\nName: schemas\nVersion: 0.0.6\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\n"
+        "Tag: py3-none-any\n",
+    }
+    record = "".join(f"{name},,\n" for name in [*files, f"{info}/RECORD"])
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, text in {**files, f"{info}/RECORD": record}.items():
+            archive.writestr(name, text)
+    return wheel
