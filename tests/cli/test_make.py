@@ -1,4 +1,5 @@
-"""``mcp-adapter make:mcp-*``: the seed's generator, with this project's imports."""
+"""``mcp-adapter make:mcp-*``: the seed's generator, with this project's imports and the
+tool's annotations set (so ``check`` is clean on what it writes)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from mcp_adapter import Server, compile_server
 from mcp_adapter.cli import main, safe_files
 from mcp_adapter.testing import McpTestClient
 
-SEED_TEMPLATE = '''from mcp_adapter import McpResponse, Tool
+SEED_TEMPLATE = '''from mcp_adapter import McpResponse, Tool, ToolAnnotations
 from schemas import Schema
 
 
@@ -30,6 +31,14 @@ class EchoTool(Tool[EchoToolInput]):
 
     description = "Echo the provided message."
     input = EchoToolInput
+    # What clients may assume; unset, they assume the worst (writes, destructive,
+    # not idempotent, open world) and ask before every call. Say what it does.
+    annotations = ToolAnnotations(
+        read_only=True,
+        destructive=False,
+        idempotent=True,
+        open_world=False,
+    )
 
     async def handle(self, payload: EchoToolInput) -> McpResponse:
         """
@@ -85,6 +94,24 @@ def test_generated_tool_imports_compiles_and_answers() -> None:
     result = anyio.run(McpTestClient(Container(), catalog).tool, "echo", {"message": "hi"})
     result.assertOk()
     assert result.texts == ["hi"]
+
+
+def test_check_is_clean_on_a_server_of_generated_tools(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["make:mcp-tool", "echo"]) == 0
+    assert main(["make:mcp-tool", "support/find_ticket"]) == 0
+    (in_tmp / "helpdesk.py").write_text(
+        "from app.mcp.tools.echo_tool import EchoTool\n"
+        "from app.mcp.tools.support.find_ticket_tool import FindTicketTool\n"
+        "from mcp_adapter import Server\n\n\n"
+        "class Helpdesk(Server):\n"
+        "    tools = (EchoTool, FindTicketTool)\n"
+    )
+    capsys.readouterr()
+    assert main(["check", "helpdesk.py:Helpdesk"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines() == ["helpdesk.py:Helpdesk: ok (2 tools, 0 resources, 0 prompts)"]
 
 
 def test_nested_name() -> None:
