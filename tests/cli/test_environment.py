@@ -39,6 +39,7 @@ EVERY_VARIABLE = {
     "MCP_ADAPTER_PORT": "8123",
     "MCP_ADAPTER_PATH": "custom/",
     "MCP_ADAPTER_WORKERS": "1",
+    "MCP_ADAPTER_RELOAD": "yes",
     "MCP_ADAPTER_TOOLSETS": "repos, users",
     "MCP_ADAPTER_STATEFUL": "On",
     "MCP_ADAPTER_JSON_RESPONSE": "true",
@@ -81,6 +82,7 @@ def test_every_setting_comes_from_its_variable() -> None:
         port=8123,
         path="/custom",
         workers=1,
+        reload=True,
         toolsets=("repos", "users"),
         stateful=True,
         json_response=True,
@@ -122,10 +124,11 @@ PRECEDENCE = [
     ("container", ["--container", "flag:c"], "env:c", "flag:c"),
     ("http", ["--no-http"], "1", False),
     ("identity", ["--identity", "os-user"], "m:who", "os-user"),
-    ("host", ["--host", "::1"], "127.0.0.2", "::1"),
-    ("port", ["--port", "1"], "2", 1),
-    ("path", ["--path", "/flag"], "/env", "/flag"),
+    ("host", ["--http", "--host", "::1"], "127.0.0.2", "::1"),
+    ("port", ["--http", "--port", "1"], "2", 1),
+    ("path", ["--http", "--path", "/flag"], "/env", "/flag"),
     ("workers", ["--http", "--workers", "3"], "2", 3),
+    ("reload", ["--http", "--no-reload"], "1", False),
     ("toolsets", ["--toolsets", "repos"], "issues,users", ("repos",)),
     ("stateful", ["--http", "--no-stateful"], "1", False),
     ("json_response", ["--http", "--json-response"], "0", True),
@@ -165,7 +168,7 @@ def test_every_setting_has_a_precedence_case() -> None:
 
 
 def test_a_flag_wins_so_its_variable_is_not_even_read() -> None:
-    options = _options(["--port", "0"], {"MCP_ADAPTER_PORT": "not a port"})
+    options = _options(["--http", "--port", "0"], {"MCP_ADAPTER_PORT": "not a port"})
     assert options.port == 0
 
 

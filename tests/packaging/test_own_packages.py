@@ -14,7 +14,7 @@ import container
 import mcp_adapter
 import schemas
 from mcp_adapter.distribution import DISTRIBUTION, ShadowedPackageError, own_folder, version
-from tests.serving.harness import cli_env
+from tests.serving.harness import cli_env, run_cli
 
 GREETER = """\
 from mcp_adapter import McpResponse, Server, Tool, ToolAnnotations
@@ -132,6 +132,34 @@ def test_a_folder_of_that_name_that_is_no_package_hides_nothing(tmp_path: Path) 
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == f"{DISTRIBUTION}\n"
+
+
+def test_the_command_names_the_file_in_the_cli_style(fastapi_style: Path) -> None:
+    """The installed command imports this distribution's packages first; the project's
+    module then fails to import its own ``schemas``: the CLI says why, in two lines."""
+    done = run_cli(["check", "greeter:Greeter"], cwd=fastapi_style)
+    assert done.returncode == 2
+    mine = fastapi_style.resolve() / "schemas.py"
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith(
+        f"error: importing 'greeter' failed: it imports 'schemas' meaning {mine}, but 'schemas' "
+        f"is {DISTRIBUTION}'s package: ImportError: cannot import name 'User' from 'schemas'"
+    )
+    assert lines[1:] == [
+        f"hint: rename {mine} (for example to app_schemas.py) and the imports of it"
+    ]
+
+
+def test_after_renaming_it_works(fastapi_style: Path) -> None:
+    (fastapi_style / "schemas.py").rename(fastapi_style / "app_schemas.py")
+    greeter = fastapi_style / "greeter.py"
+    greeter.write_text(
+        greeter.read_text().replace("from schemas import", "from app_schemas import")
+    )
+    assert _python(["greeter.py"], fastapi_style).stdout == "served\n"
+    done = run_cli(["check", "greeter:Greeter"], cwd=fastapi_style)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "greeter:Greeter: ok (1 tool, 0 resources, 0 prompts)\n"
 
 
 def test_the_error_is_an_import_error_with_the_file() -> None:

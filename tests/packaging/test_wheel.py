@@ -142,8 +142,9 @@ def _in(home: Path, *command: str, cwd: Path) -> subprocess.CompletedProcess[str
 
 
 def test_installed_it_runs_from_its_own_files(installed: Path, tmp_path: Path) -> None:
-    done = _in(installed, "mcp-adapter", "--help", cwd=tmp_path)
+    done = _in(installed, "mcp-adapter", "--version", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"{DISTRIBUTION} 0.1.0 (mcp 2.3.0, Python ")
     code = (
         "import mcp_adapter, schemas, container; print(mcp_adapter.__file__, schemas.__version__)"
     )

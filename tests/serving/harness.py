@@ -57,11 +57,14 @@ def _pump(stream: Any, lines: queue.Queue[str | None], sink: list[str]) -> None:
 
 
 @contextmanager
-def serve_process(command: Sequence[str], env: Mapping[str, str] | None = None) -> Iterator[Served]:
-    """Run ``command`` from the repository root; yield once it printed ``... at URL ...``."""
+def serve_process(
+    command: Sequence[str], env: Mapping[str, str] | None = None, cwd: Path = REPO
+) -> Iterator[Served]:
+    """Run ``command`` from ``cwd`` (the repository root); yield once it printed
+    ``... at URL ...``."""
     process = subprocess.Popen(
         list(command),
-        cwd=REPO,
+        cwd=cwd,
         env=cli_env(env),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,

@@ -1,17 +1,22 @@
-"""The ``mcp-adapter`` command: serve, list, check and the ``make:mcp-*`` generators; the
-top of the package, it may import any part of it."""
+"""The ``mcp-adapter`` command: serve, dev, call, inspect, list, check and the
+``make:mcp-*`` generators; the top of the package, it may import any part of it."""
 
 from __future__ import annotations
 
 import argparse
+import platform
 import sys
 import traceback
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as installed_version
 
-from mcp_adapter.cli import check, listing, make, serve
+from mcp_adapter.cli import calling, check, dev, inspecting, listing, make, serve
 from mcp_adapter.cli.errors import CliError
+from mcp_adapter.cli.parsing import CliParser
+from mcp_adapter.distribution import DISTRIBUTION, version
 
-__all__ = ["CliError", "build_parser", "main"]
+__all__ = ["CliError", "build_parser", "main", "version_line"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,51 +27,64 @@ def build_parser() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         help="show the full traceback of a failure",
     )
-    parser = argparse.ArgumentParser(
+    parser = CliParser(
         prog="mcp-adapter",
-        description="Serve, inspect and scaffold MCP servers written with mcp_adapter.",
+        description="Serve, call, inspect and scaffold MCP servers written with mcp_adapter.",
     )
     parser.add_argument("--debug", action="store_true", help="show the full traceback of a failure")
+    parser.add_argument(
+        "--version", action="store_true", help=f"print the version of {DISTRIBUTION} and exit"
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     serve.add_parser(commands, common)
+    dev.add_parser(commands, common)
+    calling.add_parser(commands, common)
+    inspecting.add_parser(commands, common)
     listing.add_parser(commands, common)
     check.add_parser(commands, common)
     make.add_parsers(commands, common)
     return parser
 
 
-def _fail(exc: CliError) -> int:
-    print(f"error: {exc.message}", file=sys.stderr)
-    for line in exc.details:
-        print(f"  {line}", file=sys.stderr)
-    if exc.hint:
-        print(f"hint: {exc.hint}", file=sys.stderr)
+def version_line() -> str:
+    """``mcp-adapter-di 0.1.0 (mcp 2.3.0, Python 3.11.7)``: what a bug report needs."""
+    try:
+        sdk = installed_version("mcp")
+    except PackageNotFoundError:  # pragma: no cover - the SDK is a dependency
+        sdk = "?"
+    return f"{DISTRIBUTION} {version()} (mcp {sdk}, Python {platform.python_version()})"
+
+
+def _fail(exc: CliError, *, debug: bool) -> int:
+    for line in exc.lines(debug=debug):
+        print(line, file=sys.stderr)
     return exc.status
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the process exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help(sys.stderr)
-        return 2
+    debug = False
     try:
+        args = parser.parse_args(argv)
+        debug = bool(args.debug)
+        if args.version:
+            print(version_line())
+            return 0
+        if args.command is None:
+            parser.print_help(sys.stderr)
+            return 2
         status: int = args.run(args)
     except CliError as exc:
-        if args.debug:
+        if debug:
             traceback.print_exception(exc)
-        return _fail(exc)
+        return _fail(exc, debug=debug)
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
-        if args.debug:
+        if debug:
             raise
         return _fail(
-            CliError(
-                f"{type(exc).__name__}: {exc}",
-                "run again with --debug to see the traceback",
-                status=1,
-            )
+            CliError(f"{type(exc).__name__}: {exc}", status=1, traceback=True), debug=debug
         )
     return status

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import traceback
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -58,7 +59,15 @@ class OneLineStartupFailure:
 
 def create_app() -> ASGIApp:
     """Build the HTTP app from ``MCP_ADAPTER_SERVE`` (set by ``mcp-adapter serve``), and
-    take that variable out of this worker's environment once read."""
+    take that variable out of this worker's environment once read.
+
+    A server that does not build (``--reload`` after an edit that does not compile)
+    is reported as the CLI reports it, and the process exits with uvicorn's
+    ``STARTUP_FAILURE``: ``--workers`` then stops, ``--reload`` waits for the next change.
+    """
+    from uvicorn.config import STARTUP_FAILURE
+
+    from mcp_adapter.cli.errors import CliError
     from mcp_adapter.cli.serve import build_app
 
     options = ServeOptions.from_env(os.environ)
@@ -67,4 +76,11 @@ def create_app() -> ASGIApp:
     for entry in reversed(options.sys_path):
         if entry not in sys.path:
             sys.path.insert(0, entry)
-    return OneLineStartupFailure(build_app(options))
+    try:
+        return OneLineStartupFailure(build_app(options))
+    except CliError as exc:
+        if options.debug:
+            traceback.print_exception(exc)
+        for line in exc.lines(debug=options.debug):
+            print(line, file=sys.stderr, flush=True)
+        raise SystemExit(STARTUP_FAILURE) from exc

@@ -1,4 +1,4 @@
-"""Finding the objects a command names as ``MODULE:ATTR``."""
+"""Finding the objects a command names as ``MODULE:ATTR`` or ``path/to/file.py:ATTR``."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import importlib
 import inspect
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from container import Container
@@ -13,6 +14,7 @@ from mcp_adapter.cli.errors import CliError
 from mcp_adapter.compiled.catalog import Catalog
 from mcp_adapter.declare.components import Server
 from mcp_adapter.declare.request import Identity
+from mcp_adapter.distribution import DISTRIBUTION, OWN_PACKAGES, shadowing_files
 from mcp_adapter.serving import Compilable, Servable, os_user
 
 
@@ -23,18 +25,25 @@ def ensure_cwd_importable() -> None:
         sys.path.insert(0, cwd)
 
 
+FORM_HINT = "for example: app.mcp.servers.demo_server:DemoServer or app/server.py:DemoServer"
+
+
+def is_file_target(module_part: str) -> bool:
+    """``app.py`` and ``path/to/app`` name a file; ``app.mcp.server`` names a module."""
+    return module_part.endswith(".py") or "/" in module_part or os.sep in module_part
+
+
 def load_object(spec: str, what: str) -> Any:
-    """The object ``MODULE:ATTR`` names (``ATTR`` may be dotted)."""
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise CliError(
-            f"{what} {spec!r} is not of the form MODULE:ATTR",
-            "for example: app.mcp.servers.demo_server:DemoServer",
-        )
+    """The object ``MODULE:ATTR`` or ``path/to/file.py:ATTR`` names (``ATTR`` may be dotted)."""
+    module_part, sep, attr = spec.rpartition(":")
+    if not sep or not module_part or not attr:
+        raise CliError(f"{what} {spec!r} is not of the form MODULE:ATTR", FORM_HINT)
     ensure_cwd_importable()
+    module_name = module_of_file(module_part) if is_file_target(module_part) else module_part
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
+        _refuse_shadowed(exc, module_name)
         if exc.name is not None and module_name.startswith(exc.name):
             raise CliError(
                 f"cannot import module {module_name!r} for {what}",
@@ -45,9 +54,9 @@ def load_object(spec: str, what: str) -> Any:
             "install the missing package or fix the import in that module",
         ) from exc
     except Exception as exc:
+        _refuse_shadowed(exc, module_name)
         raise CliError(
-            f"importing {module_name!r} failed: {type(exc).__name__}: {exc}",
-            "run with --debug for the traceback",
+            f"importing {module_name!r} failed: {type(exc).__name__}: {exc}", traceback=True
         ) from exc
     found: Any = module
     for part in attr.split("."):
@@ -55,10 +64,70 @@ def load_object(spec: str, what: str) -> Any:
             found = getattr(found, part)
         except AttributeError:
             raise CliError(
-                f"module {module_name!r} has no attribute {attr!r}",
+                f"{module_part!r} has no attribute {attr!r}",
                 "check the name after the colon",
             ) from None
     return found
+
+
+def module_of_file(path_text: str) -> str:
+    """The module name ``path/to/app.py`` is imported as, its folder made importable.
+
+    Under the current folder, the dotted path from it (``path.to.app``, as
+    ``python -m path.to.app`` would import it, packages and relative imports
+    included); elsewhere, the file's own name with its folder first on
+    ``sys.path`` (as ``python path/to/app.py`` would).
+    """
+    path = Path(path_text if path_text.endswith(".py") else f"{path_text}.py")
+    if not path.is_file():
+        raise CliError(
+            f"no file {path}", "file targets are paths from the current folder: app/server.py:App"
+        )
+    path = path.resolve()
+    cwd = Path.cwd().resolve()
+    parts = path.relative_to(cwd).with_suffix("").parts if path.is_relative_to(cwd) else ()
+    if parts and all(part.isidentifier() for part in parts):
+        name = ".".join(parts)
+    else:
+        name = path.stem
+        if str(path.parent) not in sys.path:
+            sys.path.insert(0, str(path.parent))
+    loaded = sys.modules.get(name)
+    if name.partition(".")[0] in (*OWN_PACKAGES, "mcp_adapter") or (
+        loaded is not None and Path(getattr(loaded, "__file__", "") or "").resolve() != path
+    ):
+        raise CliError(
+            f"{path_text} cannot be imported as the module {name!r}: that name is "
+            f"{_taken_by(name, loaded)}",
+            f"rename {path.name} (for example to app_{path.name})",
+        )
+    return name
+
+
+def _taken_by(name: str, loaded: Any) -> str:
+    top = name.partition(".")[0]
+    if top in (*OWN_PACKAGES, "mcp_adapter"):
+        return f"{DISTRIBUTION}'s package {top!r}"
+    return f"the module already imported from {getattr(loaded, '__file__', None) or 'elsewhere'}"
+
+
+def _refuse_shadowed(exc: BaseException, module_name: str) -> None:
+    """A user module imports ``schemas`` or ``container`` meaning a file of its own, which
+    this distribution's package of that name hides: say so (with the file) and stop."""
+    if isinstance(exc, ImportError):
+        named = (exc.name or "").partition(".")[0]
+    elif isinstance(exc, AttributeError):
+        named = getattr(getattr(exc, "obj", None), "__name__", "") or ""
+    else:
+        return
+    shadowed = shadowing_files(sys.path).get(named)
+    if shadowed is None:
+        return
+    raise CliError(
+        f"importing {module_name!r} failed: it imports {named!r} meaning {shadowed}, but "
+        f"{named!r} is {DISTRIBUTION}'s package: {type(exc).__name__}: {exc}",
+        f"rename {shadowed} (for example to app_{shadowed.name}) and the imports of it",
+    ) from exc
 
 
 def _call_factory(found: Any, spec: str, what: str) -> Any:
@@ -67,7 +136,7 @@ def _call_factory(found: Any, spec: str, what: str) -> Any:
     except Exception as exc:
         raise CliError(
             f"calling the {what} factory {spec!r} failed: {type(exc).__name__}: {exc}",
-            "run with --debug for the traceback",
+            traceback=True,
         ) from exc
 
 

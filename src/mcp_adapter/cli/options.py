@@ -25,6 +25,7 @@ class ServeOptions:
     port: int = 8000
     path: str = "/mcp"
     workers: int = 1
+    reload: bool = False
     toolsets: tuple[str, ...] | None = None
     stateful: bool = False
     json_response: bool = False
@@ -52,6 +53,8 @@ class ServeOptions:
     max_calls: int | None = None
     max_calls_per_client: int | None = None
     sys_path: tuple[str, ...] = field(default=(), compare=False)
+    debug: bool = field(default=False, compare=False)
+    """``--debug``: the processes ``--reload`` and ``--workers`` start print tracebacks too."""
 
     def to_env(self) -> str:
         return json.dumps(dataclasses.asdict(self))

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import os
 import socket
 import sys
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcp.server.transport_security import TransportSecuritySettings
@@ -52,8 +54,8 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         "serve",
         parents=[common],
         help="serve a server over stdio (default) or streamable HTTP",
-        description="Serve MODULE:ATTR (a Server class, a Catalog, or an object with "
-        "compile(container)) over stdio, or over streamable HTTP with --http.",
+        description="Serve MODULE:ATTR or path/to/app.py:ATTR (a Server class, a Catalog, or "
+        "an object with compile(container)) over stdio, or over streamable HTTP with --http.",
     )
     parser.add_argument("target", metavar="MODULE:ATTR", help="the server to serve")
     add_serve_arguments(parser)
@@ -112,7 +114,6 @@ def app_of(
     if options.auth is not None:
         verifier = load_instance(options.auth, "token verifier", "verify_token")
     try:
-        body = {} if options.max_body_size is None else {"max_body_size": options.max_body_size}
         return http_app(
             catalog,
             container,
@@ -132,11 +133,20 @@ def app_of(
             transport_security=None
             if options.allowed_hosts is None
             else TransportSecuritySettings(allowed_hosts=list(options.allowed_hosts)),
-            limits=HttpLimits(**limit_kwargs(options), **body),
+            limits=limits_of(options),
             request_state_security=request_state_security(options.request_state_keys),
             close_container=run_lifespan,
             run_lifespan=run_lifespan,
         )
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def limits_of(options: ServeOptions) -> HttpLimits:
+    """The HTTP limits ``options`` set; ``HttpLimits``' defaults for the others."""
+    body = {} if options.max_body_size is None else {"max_body_size": options.max_body_size}
+    try:
+        return HttpLimits(**limit_kwargs(options), **body)
     except ValueError as exc:
         raise CliError(str(exc)) from exc
 
@@ -146,18 +156,24 @@ def startup_failed(exc: StartupError) -> CliError:
     lines = str(exc).strip().splitlines() or [type(exc).__name__]
     return CliError(
         f"start-up failed: {lines[0]}",
-        "fix what start-up needs (eager singletons, Server.lifespan); "
-        "run again with --debug to see the traceback",
+        "fix what start-up needs (eager singletons, Server.lifespan)",
         status=1,
+        traceback=True,
     )
 
 
-def run(args: argparse.Namespace) -> int:
+Banner = Callable[[ServeOptions], list[str]]
+"""Lines a command adds to the banner (``dev``: how to open the MCP Inspector)."""
+
+
+def run(args: argparse.Namespace, banner: Banner | None = None) -> int:
     options = options_of(args)
     forget_secrets()
     try:
         if not options.http:
             return _serve_stdio(options)
+        if options.reload:
+            return _serve_reload(options, banner or (lambda _: []))
         if options.workers > 1:
             return _serve_workers(options)
         return _serve_http(options)
@@ -171,13 +187,15 @@ def status(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def _announce(options: ServeOptions, name: str) -> None:
+def _announce(options: ServeOptions, name: str, more: Sequence[str] = ()) -> None:
     mode = "stateful" if options.stateful else "stateless"
     workers = f", {count(options.workers, 'worker')}" if options.workers > 1 else ""
     status(f"MCP server {name!r} at {options.url} (streamable HTTP, {mode}{workers})")
     if options.auth is not None:
         need = "optional" if options.anonymous else "required"
         status(f"  bearer token {need} (Authorization: Bearer ...)")
+    for line in more:
+        status(line)
 
 
 def _serve_stdio(options: ServeOptions) -> int:
@@ -203,6 +221,26 @@ def _serve_stdio(options: ServeOptions) -> int:
     return 0
 
 
+def bind_hint(exc: OSError, port: int) -> str:
+    """What to do about a failed bind: the port is taken, the host is not this
+    machine's, or the port needs privileges.
+
+    >>> import errno
+    >>> bind_hint(OSError(errno.EADDRINUSE, "in use"), 8000)
+    'choose another --port (0 picks a free one) or stop what is using port 8000'
+    """
+    if exc.errno == errno.EADDRINUSE:
+        return f"choose another --port (0 picks a free one) or stop what is using port {port}"
+    if exc.errno == errno.EACCES and 0 < port < 1024:
+        return "ports below 1024 need privileges: choose a --port of 1024 or above"
+    if isinstance(exc, socket.gaierror):
+        return "--host must be an address of this machine, or a name that resolves to one"
+    return (
+        "--host must be an address of this machine (127.0.0.1 for this machine only, "
+        "0.0.0.0 or :: for every interface)"
+    )
+
+
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets that say so;
@@ -214,8 +252,7 @@ def _bind(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         raise CliError(
-            f"cannot listen on {host}:{port}: {exc.strerror or exc}",
-            "choose another --port (0 picks a free one) or stop what is using it",
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}", bind_hint(exc, port)
         ) from exc
     sock.listen(2048)
     sock.set_inheritable(True)
@@ -299,4 +336,42 @@ def _serve_workers(options: ServeOptions) -> int:
             "fix what start-up needs (eager singletons, Server.lifespan)",
             status=1,
         )
+    return 0
+
+
+def _serve_reload(options: ServeOptions, banner: Banner) -> int:
+    """Compile once here (a broken server stops before anything listens), bind, then let
+    the reloader run the app in a child process, started again after each change.
+
+    Each child rebuilds the app from ``MCP_ADAPTER_SERVE`` as a ``--workers`` process
+    does, with its own container and start-up; a child that cannot start (an edit
+    that does not compile) prints its error and the reloader waits for the next change.
+    """
+    import uvicorn
+
+    from mcp_adapter.cli.reload import ProjectReload
+    from mcp_adapter.serving.uvicorn_config import uvicorn_config
+
+    catalog, _ = load_catalog(options)
+    watched = os.getcwd()
+    sock = _bind(options.host, options.port)
+    options = dataclasses.replace(options, port=sock.getsockname()[1])
+    os.environ[ENV_VAR] = options.to_env()
+    config = uvicorn_config(
+        WORKER_APP,
+        limits=limits_of(options),
+        factory=True,
+        host=options.host,
+        port=options.port,
+        reload=True,
+        reload_dirs=[watched],
+        log_level="warning",
+        lifespan="on",
+    )
+    _announce(
+        options,
+        catalog.name,
+        [f"  restarting when a .py file under {watched} changes (--reload)", *banner(options)],
+    )
+    ProjectReload(config, target=uvicorn.Server(config).run, sockets=[sock]).run()
     return 0

@@ -36,6 +36,12 @@ SETTINGS = (
     Setting("port", "--port", "int", "HTTP port (default 8000; 0: any)"),
     Setting("path", "--path", "text", "HTTP endpoint path (default /mcp)"),
     Setting("workers", "--workers", "int", "HTTP worker processes (uvicorn; stateless only)"),
+    Setting(
+        "reload",
+        "--reload",
+        "switch",
+        "restart when a .py file under the current folder changes (development; HTTP, one process)",
+    ),
     Setting("toolsets", "--toolsets", "text", "serve only these toolsets (comma-separated)", "A,B"),
     Setting(
         "stateful",
@@ -101,10 +107,14 @@ ALL_SETTINGS = (*SETTINGS, *LIMIT_SETTINGS)
 KEYS_ENV = next(s.env for s in SETTINGS if s.name == "request_state_keys")
 
 
-def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
-    """``serve``'s flags after its target: one per setting."""
+def add_serve_arguments(
+    parser: argparse.ArgumentParser, fixed: frozenset[str] = frozenset()
+) -> None:
+    """``serve``'s flags after its target: one per setting but the ``fixed`` ones (``dev``
+    fixes ``http`` and ``reload``: its parser sets them)."""
     for setting in SETTINGS:
-        setting.add_to(parser)
+        if setting.name not in fixed:
+            setting.add_to(parser)
     group = parser.add_argument_group(
         "limits (HTTP, unless a flag says stdio too; docs/serving.md)"
     )
@@ -142,9 +152,16 @@ def options_of(args: argparse.Namespace, environ: Mapping[str, str] = os.environ
     if "toolsets" in values:
         values["toolsets"] = parse_toolsets(values["toolsets"], given.label("toolsets"))
     keys = tuple(values.pop("request_state_keys", ()))
-    options = ServeOptions(target=args.target, **values, sys_path=tuple(sys.path))
+    options = ServeOptions(
+        target=args.target,
+        **values,
+        sys_path=tuple(sys.path),
+        debug=bool(getattr(args, "debug", False)),
+    )
     _check(options, given)
-    ring = _request_state_keys(keys, options.workers, given.label("request_state_keys"))
+    ring = _request_state_keys(
+        keys, options.workers, given.label("request_state_keys"), reload=options.reload
+    )
     return dataclasses.replace(options, request_state_keys=ring)
 
 
@@ -168,9 +185,12 @@ def _proxies(value: str, label: str) -> tuple[str, ...]:
         ) from None
 
 
-def _request_state_keys(keys: tuple[str, ...], workers: int, label: str) -> tuple[str, ...]:
-    """The key ring given; several workers without one share a key made now."""
-    if not keys and workers > 1:
+def _request_state_keys(
+    keys: tuple[str, ...], workers: int, label: str, *, reload: bool = False
+) -> tuple[str, ...]:
+    """The key ring given; several workers, or the processes ``--reload`` starts one after
+    another, share a key made now when none is given."""
+    if not keys and (workers > 1 or reload):
         keys = (secrets.token_hex(32),)
     request_state_security(keys, label)  # refuse a bad key before anything starts
     return keys
@@ -194,7 +214,9 @@ def request_state_security(
 
 def _check(options: ServeOptions, given: Resolved) -> None:
     http_only = {
+        **{name: name in given.values for name in ("host", "port", "path")},
         "workers": options.workers != 1,
+        "reload": options.reload,
         "stateful": options.stateful,
         "json_response": options.json_response,
         "auth": options.auth is not None,
@@ -216,6 +238,11 @@ def _check(options: ServeOptions, given: Resolved) -> None:
     workers = given.label("workers")
     if options.workers < 1:
         raise CliError(f"{workers} must be at least 1")
+    if options.workers > 1 and options.reload:
+        raise CliError(
+            f"{given.label('reload')} restarts one process and cannot watch {workers}",
+            "drop --workers while developing, or --reload in production",
+        )
     if options.workers > 1 and options.stateful:
         raise CliError(
             f"{given.label('stateful')} sessions live in one process and cannot be spread "
