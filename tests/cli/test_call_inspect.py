@@ -132,7 +132,12 @@ def test_inspect_a_target(how: list[str]) -> None:
 
 
 def test_call_prints_the_whole_result_as_json() -> None:
-    result = json.loads(_ok(["call", TARGET, "--stdio", "greet", "name=Ada", "--format", "json"]))
+    """Over stdio, with serve settings in the environment meant for HTTP servers: the
+    subprocess serves exactly what ``call`` names, over stdio."""
+    args = ["call", TARGET, "--stdio", "greet", "name=Ada", "--format", "json"]
+    done = run_cli(args, {"MCP_ADAPTER_PORT": "9000", "MCP_ADAPTER_HTTP": "1"})
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
     assert result["content"] == [{"type": "text", "text": "Hello, Ada!"}]
     assert result["structuredContent"] == "Hello, Ada!"
     assert result["isError"] is False

@@ -23,7 +23,7 @@ from mcp.types import CONNECTION_CLOSED
 from mcp_adapter.cli.errors import CliError
 from mcp_adapter.cli.loading import load_container, load_servable
 from mcp_adapter.cli.serve import compile_catalog
-from mcp_adapter.cli.settings import CONTAINER_HELP
+from mcp_adapter.cli.settings import ALL_SETTINGS, CONTAINER_HELP
 from mcp_adapter.cli.wording import series
 from mcp_adapter.compiled.lifespan import StartupError
 from mcp_adapter.serving.lifespan import serve_lifespan
@@ -227,13 +227,15 @@ def _http_refused(reach: Reach, response: httpx2.Response) -> CliError:
 
 def _serve_command(reach: Reach) -> StdioServerParameters:
     """``mcp-adapter serve TARGET`` in this interpreter, from this folder, with this
-    environment; ``-P``: the folder is put on ``sys.path`` by ``serve`` itself, after
-    the packages, as the installed command does (a project's own ``schemas.py`` then
-    cannot hide this distribution's)."""
+    environment but ``serve``'s own ``MCP_ADAPTER_*`` settings (``MCP_ADAPTER_PORT``
+    set for HTTP servers must not reach a stdio one); ``-P``: the folder is put on
+    ``sys.path`` by ``serve`` itself, after the packages, as the installed command
+    does (a project's own ``schemas.py`` then cannot hide this distribution's)."""
     args = ["-P", "-m", "mcp_adapter.cli", "serve", reach.target]
     if reach.container is not None:
         args += ["--container", reach.container]
-    env = {key: value for key, value in os.environ.items() if key != "MCP_ADAPTER_HTTP"}
+    settings = {setting.env for setting in ALL_SETTINGS}  # it serves what `call` names only
+    env = {key: value for key, value in os.environ.items() if key not in settings}
     return StdioServerParameters(command=sys.executable, args=args, env=env, cwd=os.getcwd())
 
 
