@@ -11,8 +11,9 @@ from mcp_adapter.cli.options import ServeOptions
 from mcp_adapter.cli.settings import add_serve_arguments
 
 INSPECTOR = "npx @modelcontextprotocol/inspector"
-FIXED = frozenset({"http", "reload"})
-"""The ``serve`` settings ``dev`` sets itself."""
+FIXED = frozenset({"http", "reload", "identity"})
+"""The ``serve`` settings ``dev`` has no flag for: it sets ``http`` and ``reload`` itself,
+and ``identity`` names the caller over stdio only."""
 
 
 def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -21,12 +22,13 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="serve over HTTP, restarting on code changes, and say how to open the MCP Inspector",
         description="Serve MODULE:ATTR (or path/to/app.py:ATTR) as `serve --http --reload` "
-        "does: every serve flag but --http and --reload applies. The banner adds the command "
+        "does: every serve flag but --http, --reload and --identity (stdio only) applies. The "
+        "banner adds the command "
         f"that opens the MCP Inspector on the server ({INSPECTOR}; Node.js needed).",
     )
     parser.add_argument("target", metavar="MODULE:ATTR", help="the server to serve")
     add_serve_arguments(parser, fixed=FIXED)
-    parser.set_defaults(run=run, http=True, reload=True)
+    parser.set_defaults(run=run, http=True, reload=True, identity=None)
 
 
 def inspector_command(options: ServeOptions) -> str:
