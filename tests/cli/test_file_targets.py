@@ -120,9 +120,8 @@ def test_a_file_outside_the_current_folder(project: Path, tmp_path: Path) -> Non
 
 def test_serve_over_http_takes_file_targets(project: Path) -> None:
     command = [*CLI, "serve", "app/server.py:App", "--container", "app/wiring.py:build_container"]
-    with serve_process(
-        [*command, "--http", "--port", "0", "--workers", "2"], cwd=project
-    ) as served:
+    # the processes --reload starts resolve the file target again: tests/cli/test_reload.py
+    with serve_process([*command, "--http", "--port", "0"], cwd=project) as served:
 
         async def names() -> list[str]:
             async with connect(served.url) as client:
