@@ -37,16 +37,32 @@ START_TIMEOUT = 600.0
 """Making two virtual environments and installing the lock from the cache: bounded, generous."""
 
 
+SKIPPED = frozenset({".git", ".venv", "build", "dist", "node_modules", "__pycache__"})
+
+
+def _project_files() -> list[str]:
+    """The project's files: git's list in a checkout, else the tree without what is made."""
+    if (REPO / ".git").exists():
+        listed = subprocess.run(
+            ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+            cwd=REPO,
+            capture_output=True,
+            check=True,
+            timeout=60,
+        ).stdout.decode()
+        return list(filter(None, listed.split("\0")))
+    return [
+        str(path.relative_to(REPO))
+        for path in REPO.rglob("*")
+        if path.is_file()
+        and not SKIPPED & set(path.relative_to(REPO).parts)
+        and not any(part.startswith(".") for part in path.relative_to(REPO).parts[:-1])
+    ]
+
+
 def _project_copy(into: Path) -> Path:
-    listed = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-        cwd=REPO,
-        capture_output=True,
-        check=True,
-        timeout=60,
-    ).stdout.decode()
     project = into / "project"
-    for name in filter(None, listed.split("\0")):
+    for name in _project_files():
         source = REPO / name
         if source.is_file():
             target = project / name
