@@ -47,6 +47,10 @@ from mcp_adapter.serving.signals import HeldSignals
 from mcp_adapter.serving.stdio import refuse_http_only
 
 WORKER_APP = "mcp_adapter.cli.asgi:create_app"
+WORKER_HEALTHCHECK_TIMEOUT = 30
+"""Seconds a ``--workers`` process may take to answer uvicorn's supervisor before it is
+killed and started again. uvicorn's default (5) counts from the spawn, imports included:
+on a loaded machine no worker ever answered in time and serve started them forever."""
 
 
 def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -321,6 +325,7 @@ def _serve_workers(options: ServeOptions) -> int:
         host=options.host,
         port=options.port,
         workers=options.workers,
+        timeout_worker_healthcheck=WORKER_HEALTHCHECK_TIMEOUT,
         log_level="warning",
         lifespan="on",
     )
