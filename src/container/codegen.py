@@ -1,6 +1,6 @@
 """Turning an analysed node into a builder function, once.
 
-A builder takes a resolution context (anything with ``cache`` and ``exits``)
+A builder takes a resolution context (anything with ``cache`` and ``_exits``)
 and returns the value. Its body is generated source in which the whole
 subgraph below the key is inlined (up to a budget): one function call per
 resolution, no signature inspection, no dispatch on lifetimes, no loops.
@@ -21,10 +21,10 @@ from typing import Any
 
 from container.binding import ProviderKind
 from container.errors import AsyncResolutionRequired, ContextNotGiven
+from container.finalizers import ASYNC_EXIT, ASYNC_GENERATOR, SYNC_EXIT, SYNC_GENERATOR
 from container.graph import Node
 from container.introspect import type_name
 from container.lifetime import Lifetime
-from container.scope import ASYNC_EXIT, ASYNC_GENERATOR, SYNC_EXIT, SYNC_GENERATOR
 
 Builder = Callable[[Any], Any]
 AsyncBuilder = Callable[[Any], Awaitable[Any]]
@@ -243,22 +243,22 @@ class _Emitter:
             emit(f"    {local} = next(gen)", depth)
             emit("except StopIteration:", depth)
             emit(f"    raise NO_YIELD({factory}) from None", depth)
-            emit(f"ctx.exits.append(({SYNC_GENERATOR}, gen))", depth)
+            self.finalize_with(f"({SYNC_GENERATOR}, gen)", depth)
         elif kind is ProviderKind.ASYNC_GENERATOR:
             emit(f"gen = {call}", depth)
             emit("try:", depth)
             emit(f"    {local} = await gen.__anext__()", depth)
             emit("except StopAsyncIteration:", depth)
             emit(f"    raise NO_YIELD({factory}) from None", depth)
-            emit(f"ctx.exits.append(({ASYNC_GENERATOR}, gen))", depth)
+            self.finalize_with(f"({ASYNC_GENERATOR}, gen)", depth)
         elif kind is ProviderKind.CONTEXT_MANAGER:
             emit(f"cm = {call}", depth)
             emit(f"{local} = cm.__enter__()", depth)
-            emit(f"ctx.exits.append(({SYNC_EXIT}, cm.__exit__))", depth)
+            self.finalize_with(f"({SYNC_EXIT}, cm.__exit__)", depth)
         elif kind is ProviderKind.ASYNC_CONTEXT_MANAGER:
             emit(f"cm = {call}", depth)
             emit(f"{local} = await cm.__aenter__()", depth)
-            emit(f"ctx.exits.append(({ASYNC_EXIT}, cm.__aexit__))", depth)
+            self.finalize_with(f"({ASYNC_EXIT}, cm.__aexit__)", depth)
         elif kind.is_external:
             emit(f"{local} = {call}", depth)
             emit(f"if ISAWAITABLE({local}):", depth)
@@ -270,7 +270,13 @@ class _Emitter:
             emit(f"{local} = {call}", depth)
         if binding.release is not None:
             release = self.bind("S", binding.release)
-            emit(f"ctx.exits.append(({SYNC_EXIT}, {release}))", depth)
+            self.finalize_with(f"({SYNC_EXIT}, {release})", depth)
+
+    def finalize_with(self, exit_: str, depth: int) -> None:
+        """Emit code that registers a finalizer; a scope's list is made by its first one."""
+        self.emit("if ctx._exits is None:", depth)
+        self.emit("    ctx._exits = []", depth)
+        self.emit(f"ctx._exits.append({exit_})", depth)
 
     def fresh_scope_path(self, key: Any) -> None:
         """Put first a path for an empty scope cache, when it saves lookups.

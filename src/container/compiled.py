@@ -17,10 +17,11 @@ import anyio
 from container.binding import Binding
 from container.codegen import MISSING, AsyncBuilder, Builder, compile_builder
 from container.errors import AsyncResolutionRequired, ResolutionError, ScopeError
+from container.finalizers import Exit
 from container.graph import Graph, Node, rooted
 from container.introspect import type_name
 from container.plans import CallPlan, plan_call
-from container.scope import NO_CONTEXT, Exit
+from container.scope import NO_CONTEXT
 
 CALL_PLAN_LIMIT = 4096
 """Call plans kept before the cache starts over (callables made per call would grow it)."""
@@ -45,11 +46,11 @@ class _NoScopeCache(dict[Any, Any]):
 class _Root:
     """The resolution context outside any scope: singletons and transients only."""
 
-    __slots__ = ("cache", "context", "exits", "session")
+    __slots__ = ("_exits", "cache", "context", "session")
 
     def __init__(self, exits: list[Exit]) -> None:
         self.cache: dict[Any, Any] = _NoScopeCache()
-        self.exits = exits
+        self._exits = exits
         self.context: Mapping[Any, Any] = NO_CONTEXT
         self.session = self
 

@@ -19,25 +19,15 @@ from container.binding import Binding
 from container.codegen import MISSING, AsyncBuilder, Builder
 from container.compiled import Compiled
 from container.errors import AsyncResolutionRequired, Problem, ValidationError
+from container.finalizers import ASYNC_EXIT, SYNC_EXIT, Exit, run_exits_async, run_exits_sync
 from container.graph import Node
 from container.interop import binding_of, include_dependency_injector
 from container.lifetime import Lifetime
 from container.overrides import overridden, replacing
 from container.plans import CallPlan
-from container.scope import (
-    ASYNC_EXIT,
-    SYNC_EXIT,
-    Exit,
-    GivenScope,
-    Scope,
-    SessionScope,
-    run_exits_async,
-    run_exits_sync,
-)
+from container.scope import GivenScope, PlainScope, Scope, SessionScope
 
 T = TypeVar("T")
-
-_new_scope = object.__new__
 
 
 class Container:
@@ -293,12 +283,12 @@ class Container:
             return GivenScope(self, context)
         # What Scope(self) does, without calling Scope.__init__ (a call per scope);
         # keep the two in step (tests/container/test_scopes.py compares them).
-        scope = _new_scope(Scope)
+        scope: Scope = PlainScope()
         scope._container = self
         scope._builders = self._sync
         scope._resolvers = self._resolvers
         scope.cache = {}
-        scope.exits = []
+        scope._exits = None
         return scope
 
     def session(self, context: Mapping[Any, Any] | None = None) -> SessionScope:

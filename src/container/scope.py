@@ -4,162 +4,21 @@ from __future__ import annotations
 
 import collections
 import inspect
-import logging
 import types
 import typing
-from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
 from typing import Any, TypeVar, overload
 
 import anyio
 
-from container.errors import FinalizerError, ScopeError
+from container.errors import ScopeError
+from container.finalizers import DONE, Exit, run_exits_async, run_exits_sync
 from container.lifetime import SESSION as SESSION_LEVEL
 from container.resolving import Resolving
 
 T = TypeVar("T")
 R = TypeVar("R")
-
-logger = logging.getLogger("container")
-
-Exit = tuple[int, Any]
-"""A finalizer: ``(kind, target)``; ``kind`` is one of the four constants below."""
-
-SYNC_EXIT = 0
-"""``target(exc_type, exc, tb)``: a context manager's ``__exit__`` or a close hook."""
-ASYNC_EXIT = 1
-"""``await target(exc_type, exc, tb)``: an async context manager's ``__aexit__``."""
-SYNC_GENERATOR = 2
-"""A generator suspended at its ``yield``: resumed with the error (or ``None``) as its value."""
-ASYNC_GENERATOR = 3
-"""An async generator suspended at its ``yield``: resumed like a sync one."""
-
-PENDING_ASYNC = "an async finalizer is pending: close with `async with` / `await ...aclose()`"
-
-
-class _Unwinding:
-    """Collects what goes wrong while finalizers run; every finalizer runs regardless."""
-
-    __slots__ = ("error", "failures", "info", "interrupt")
-
-    def __init__(self, error: BaseException | None) -> None:
-        self.error = error
-        self.info: tuple[Any, Any, Any] = (
-            (type(error), error, error.__traceback__) if error else (None, None, None)
-        )
-        self.failures: list[Exception] = []
-        self.interrupt: BaseException | None = None
-
-    def failed(self, exc: BaseException) -> None:
-        if exc is self.error:
-            return  # a generator re-raised the error it was given: not a finalizer failure
-        if not isinstance(exc, Exception):
-            if self.interrupt is None:
-                self.interrupt = exc
-            return
-        logger.error("finalizer failed", exc_info=exc)
-        self.failures.append(exc)
-
-    def finish(self) -> None:
-        if self.interrupt is not None:
-            raise self.interrupt
-        failures = self.failures
-        if not failures:
-            return
-        group = FinalizerError(f"{len(failures)} finalizer(s) failed", failures)
-        if self.error is None:
-            raise group
-        self.error.add_note(f"while unwinding, {group}: {failures!r}")
-
-
-def _generator_did_not_stop(gen: Any) -> RuntimeError:
-    name = getattr(gen, "__qualname__", None) or type(gen).__name__
-    return RuntimeError(f"{name} yielded more than once; a factory must yield exactly one value")
-
-
-def _finalize_sync(kind: int, target: Any, unwinding: _Unwinding) -> None:
-    if kind == SYNC_GENERATOR:
-        try:
-            target.send(unwinding.error)
-        except StopIteration:
-            return
-        target.close()
-        raise _generator_did_not_stop(target)
-    result = target(*unwinding.info)
-    if inspect.isawaitable(result):
-        if isinstance(result, Coroutine):
-            result.close()
-        raise ScopeError(PENDING_ASYNC)
-
-
-async def _finalize_async(kind: int, target: Any, unwinding: _Unwinding) -> None:
-    if kind == ASYNC_GENERATOR:
-        try:
-            await target.asend(unwinding.error)
-        except StopAsyncIteration:
-            return
-        await target.aclose()
-        raise _generator_did_not_stop(target)
-    if kind == SYNC_GENERATOR:
-        _finalize_sync(kind, target, unwinding)
-        return
-    result = target(*unwinding.info)
-    if inspect.isawaitable(result):
-        await result
-
-
-def run_exits_sync(exits: list[Exit], error: BaseException | None) -> None:
-    """Run finalizers in reverse order; all of them run even when some fail.
-
-    Async finalizers cannot run here: each is reported as a ``ScopeError``.
-    """
-    unwinding = _Unwinding(error)
-    while exits:
-        kind, target = exits.pop()
-        if kind in (ASYNC_EXIT, ASYNC_GENERATOR):
-            unwinding.failures.append(ScopeError(PENDING_ASYNC))
-            continue
-        try:
-            _finalize_sync(kind, target, unwinding)
-        except BaseException as exc:  # noqa: BLE001 - every finalizer runs; failures are reported
-            unwinding.failed(exc)
-    unwinding.finish()
-
-
-async def run_exits_async(exits: list[Exit], error: BaseException | None) -> None:
-    """Run finalizers in reverse order, shielded from cancellation, all of them."""
-    unwinding = _Unwinding(error)
-    with anyio.CancelScope(shield=True):
-        while exits:
-            kind, target = exits.pop()
-            try:
-                await _finalize_async(kind, target, unwinding)
-            except BaseException as exc:  # noqa: BLE001 - every finalizer runs
-                unwinding.failed(exc)
-    unwinding.finish()
-
-
-@types.coroutine
-def _finished() -> Generator[None, None, None]:
-    return
-    yield  # a generator (never yielding), marked as a coroutine so that `await` takes it
-
-
-def _exhausted() -> Awaitable[None]:
-    gen = _finished()
-    for _ in typing.cast(Iterator[None], gen):  # pragma: no cover - it yields nothing
-        pass
-    return gen
-
-
-_DONE = _exhausted()
-"""An awaitable that is already over: ``await _DONE`` is ``None`` at once, every time.
-
-A generator that has run to its end returns ``None`` to each later
-``yield from`` / ``await`` without suspending (PEP 380), so awaiting it
-allocates nothing: the cheap result of an ``__aexit__`` with nothing to await.
-"""
-
 
 CLOSED_MESSAGE = "this scope is closed; open a new one with container.scope()"
 NO_CONTEXT: Mapping[Any, Any] = types.MappingProxyType({})
@@ -199,18 +58,33 @@ class Scope:
     True
     """
 
-    __slots__ = ("_builders", "_container", "_resolvers", "cache", "exits")
+    __slots__ = ("_builders", "_container", "_exits", "_resolvers", "cache")
 
     context: Mapping[Any, Any] = NO_CONTEXT
     """The context values this scope was given (``container.scope(context=...)``)."""
+
+    cache: dict[Any, Any]
+    """The scoped values built in this scope so far, by key."""
 
     def __init__(self, container: Resolving) -> None:
         # Container.scope() sets the same attributes without calling this.
         self._container = container
         self._builders: dict[Any, Any] = container._sync
         self._resolvers: dict[Any, Any] = container._resolvers
-        self.cache: dict[Any, Any] = {}
-        self.exits: list[Exit] = []
+        self.cache = {}
+        self._exits: list[Exit] | None = None
+        """The finalizers, made a list by the first one (most scopes never have one)."""
+
+    @property
+    def exits(self) -> list[Exit]:
+        """The finalizers registered in this scope so far, in order: ``(kind, target)``.
+
+        They run in reverse order when the scope closes, which empties the list.
+        """
+        exits = self._exits
+        if exits is None:
+            exits = self._exits = []
+        return exits
 
     @property
     def session(self) -> Scope:
@@ -228,7 +102,7 @@ class Scope:
     def __repr__(self) -> str:
         if self.closed:
             return "<Scope closed>"
-        return f"<Scope open, {len(self.cache)} cached, {len(self.exits)} finalizers>"
+        return f"<Scope open, {len(self.cache)} cached, {len(self._exits or ())} finalizers>"
 
     @overload
     def get(self, key: type[T]) -> T: ...
@@ -286,14 +160,14 @@ class Scope:
     def close(self, error: BaseException | None = None) -> None:
         """End the scope: run its finalizers (sync ones only) in reverse order."""
         self.cache = self._builders = self._resolvers = _CLOSED
-        if self.exits:
-            run_exits_sync(self.exits, error)
+        if self._exits:
+            run_exits_sync(self._exits, error)
 
     async def aclose(self, error: BaseException | None = None) -> None:
         """End the scope: run its finalizers in reverse order, shielded from cancellation."""
         self.cache = self._builders = self._resolvers = _CLOSED
-        if self.exits:
-            await run_exits_async(self.exits, error)
+        if self._exits:
+            await run_exits_async(self._exits, error)
 
     def __enter__(self) -> Scope:
         return self
@@ -305,8 +179,8 @@ class Scope:
         tb: TracebackType | None,
     ) -> None:
         self.cache = self._builders = self._resolvers = _CLOSED
-        if self.exits:
-            run_exits_sync(self.exits, exc)
+        if self._exits:
+            run_exits_sync(self._exits, exc)
 
     async def __aenter__(self) -> Scope:
         return self
@@ -319,9 +193,21 @@ class Scope:
     ) -> Awaitable[None]:
         # Not a coroutine: the scope closes right here, and only finalizers need awaiting.
         self.cache = self._builders = self._resolvers = _CLOSED
-        if self.exits:
-            return run_exits_async(self.exits, exc)
-        return _DONE
+        if self._exits:
+            return run_exits_async(self._exits, exc)
+        return DONE
+
+
+class PlainScope(Scope):
+    """The scope ``container.scope()`` opens: a ``Scope`` made by a bare type call.
+
+    ``Container.scope()`` sets its attributes itself, as ``Scope.__init__``
+    would: calling ``object.__new__`` or a Python ``__init__`` costs more than
+    the rest of making a scope.
+    """
+
+    __slots__ = ()
+    __init__ = object.__init__
 
 
 class GivenScope(Scope):
@@ -368,7 +254,7 @@ class SessionScope(Scope):
     def __repr__(self) -> str:
         if self.closed:
             return "<SessionScope closed>"
-        return f"<SessionScope open, {len(self.cache)} cached, {len(self.exits)} finalizers>"
+        return f"<SessionScope open, {len(self.cache)} cached, {len(self._exits or ())} finalizers>"
 
     def scope(self, context: Mapping[Any, Any] | None = None) -> Scope:
         """A request scope in this session, given ``context`` on top of the session's."""

@@ -264,7 +264,9 @@ def test_a_plain_scope_pays_nothing_for_contexts_or_sessions() -> None:
     from container import Scope
 
     container = Container()
-    assert type(container.scope()) is Scope
+    plain = type(container.scope())
+    assert plain.__bases__ == (Scope,)
+    assert plain.__slots__ == ()  # no context, no session: only what every scope has
 
 
 def test_an_optional_context_parameter_is_none_when_the_scope_was_not_given_one() -> None:
