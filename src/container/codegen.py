@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from container.binding import ProviderKind
+from container.cache import PENDING, keep, open_cache, salvage
 from container.errors import AsyncResolutionRequired, ContextNotGiven
 from container.finalizers import ASYNC_EXIT, ASYNC_GENERATOR, SYNC_EXIT, SYNC_GENERATOR
 from container.graph import Node
@@ -54,6 +55,10 @@ def _not_given(ctx: Any, key: Any) -> Any:
 
 
 _HELPERS: dict[str, Any] = {
+    "OPEN": open_cache,
+    "PENDING": PENDING,
+    "SALVAGE": salvage,
+    "KEEP": keep,
     "NOT_GIVEN": _not_given,
     "NO_YIELD": _no_yield,
     "NEEDS_AWAIT": _needs_await,
@@ -102,6 +107,10 @@ class _Emitter:
     """In the fresh-scope path (straight-line code): the local of each singleton read."""
     delegated: bool = False
     """Whether a non-singleton node was left to another builder (it checks the cache)."""
+    sessioned: bool = False
+    """Whether the fresh-scope path resolves a session-scoped node (it may make the dict)."""
+    fresh_path: bool = False
+    """Whether the builder starts with a fresh-scope path (which also opens the cache)."""
 
     def bind(self, prefix: str, value: Any, *, named_for: Any = MISSING) -> str:
         """A new global holding ``value``; ``named_for`` (a key or factory) makes it readable:
@@ -158,6 +167,7 @@ class _Emitter:
             create = self.bind("C", self.creator(node))
             slot = "ASESSION" if use_async else "SESSION"
             self.emit(f"{local} = {aw}{slot}(ctx, {k}, {create})", depth)
+            self.sessioned = self.fresh is not None
             return local
         if not top and self.budget <= 0:
             self.delegated = True
@@ -173,13 +183,11 @@ class _Emitter:
             self.emit(f"    {local} = {aw}SLOT({k}, {create}, ROOT)", depth)
             return local
         if lifetime is Lifetime.SCOPED and self.fresh is not None:
-            # the scope's cache is empty: nothing to look up, only locals to reuse
+            # nothing is cached yet: nothing to look up, only locals to reuse (kept at the end)
             known = self.fresh.get(key)
             if known is not None:
                 return known
-            k = self.bind("K", key)
             self.construct(node, local, depth)
-            self.emit(f"cache[{k}] = {local}", depth)
             self.fresh[key] = local
             return local
         if lifetime is Lifetime.SCOPED:
@@ -279,32 +287,54 @@ class _Emitter:
         self.emit(f"ctx._exits.append({exit_})", depth)
 
     def fresh_scope_path(self, key: Any) -> None:
-        """Put first a path for an empty scope cache, when it saves lookups.
+        """Put first a path for a scope that has cached nothing yet, when it saves lookups.
 
-        In a scope that has built nothing yet, no scoped key can be cached:
-        the path builds every scoped node of the graph once, without
-        ``cache.get``, and stores it. It is only emitted when the whole graph
-        is inlined (a delegated builder might cache a key this path builds
-        again) and the graph has scoped nodes at all. Caches that must
-        refuse every lookup (no scope, a closed scope) are never empty.
+        In a new scope no scoped key can be cached: the path builds every
+        scoped node of the graph once, without looking anything up, and keeps
+        the values as one tuple (``container.cache`` says how the scope's cache
+        goes from that tuple to a dict). If it fails, what it built so far is
+        cached, as if each value had been stored when made. It is only emitted
+        when the whole graph is inlined (a delegated builder might cache a key
+        this path builds again) and the graph has scoped nodes at all.
         """
         general, budget = self.lines, self.budget
         self.lines, self.budget, self.fresh, self.delegated = [], INLINE_BUDGET, {}, False
-        self.fresh_singletons = {}
+        self.fresh_singletons, self.sessioned = {}, False
         try:
-            result = self.value(key, 2, top=True)
-            fast = self.lines
-            useful = bool(self.fresh) and not self.delegated
+            result = self.value(key, 4, top=True)
+            fast, fresh = self.lines, self.fresh
+            useful = bool(fresh) and not self.delegated
         finally:
             self.lines, self.budget, self.fresh = general, budget, None
-        if useful:
-            self.lines = ["    if not cache:", *fast, f"        return {result}", *general]
+        if not useful:
+            return
+        record = ", ".join([*fresh.values(), self.bind("KEYS", tuple(fresh))])
+        names = self.bind("LOCALS", tuple(zip(fresh.values(), fresh, strict=True)))
+        if self.sessioned:  # it may have made the dict of a scope that is its own session
+            keep = [f"KEEP(ctx, ({record}))"]
+        else:
+            keep = [f"ctx._record = ({record})", "ctx._cache = PENDING"]
+        self.fresh_path = True
+        self.lines = [
+            "    if not cache:",
+            "        if cache is None:",
+            "            try:",
+            *fast,
+            "            except BaseException:",
+            f"                SALVAGE(ctx, {names}, locals())",
+            "                raise",
+            *(f"            {line}" for line in keep),
+            f"            return {result}",
+            "        cache = OPEN(ctx)",
+            *general,
+        ]
 
     def finish(self, result: str, *, name: str = "build") -> Callable[..., Any]:
         head = f"{'async def' if self.is_async else 'def'} {name}(ctx):"
         lines = list(self.lines)
         if any(re.search(r"\bcache\b", line) for line in lines):
-            lines.insert(0, "    cache = ctx.cache")
+            opened = [] if self.fresh_path else ["    if not cache:", "        cache = OPEN(ctx)"]
+            lines[:0] = ["    cache = ctx._cache", *opened]
         assign = f"    {result} = "
         if lines and lines[-1].startswith(assign):
             lines[-1] = "    return " + lines[-1][len(assign) :]  # no local for the last value

@@ -15,8 +15,9 @@ from typing import Any
 import anyio
 
 from container.binding import Binding
+from container.cache import NoScopeCache, open_cache
 from container.codegen import MISSING, AsyncBuilder, Builder, compile_builder
-from container.errors import AsyncResolutionRequired, ResolutionError, ScopeError
+from container.errors import AsyncResolutionRequired, ResolutionError
 from container.finalizers import Exit
 from container.graph import Graph, Node, rooted
 from container.introspect import type_name
@@ -27,29 +28,13 @@ CALL_PLAN_LIMIT = 4096
 """Call plans kept before the cache starts over (callables made per call would grow it)."""
 
 
-class _NoScopeCache(dict[Any, Any]):
-    """The cache of the root context: asking it for a scoped value is the error.
-
-    It is never empty, so builders never take their fresh-scope path with it.
-    """
-
-    def __init__(self) -> None:
-        super().__init__({_NoScopeCache: None})
-
-    def get(self, key: Any, default: Any = None) -> Any:
-        raise ScopeError(
-            f"{type_name(key)} is scoped and was resolved outside a scope; "
-            "resolve it inside `with container.scope() as scope:`"
-        )
-
-
 class _Root:
     """The resolution context outside any scope: singletons and transients only."""
 
-    __slots__ = ("_exits", "cache", "context", "session")
+    __slots__ = ("_cache", "_exits", "context", "session")
 
     def __init__(self, exits: list[Exit]) -> None:
-        self.cache: dict[Any, Any] = _NoScopeCache()
+        self._cache: dict[Any, Any] = NoScopeCache()
         self._exits = exits
         self.context: Mapping[Any, Any] = NO_CONTEXT
         self.session = self
@@ -213,14 +198,15 @@ class Compiled:
         """The session's value for ``key``, created once (under a lock) in the session."""
         session = ctx.session
         try:
-            return session.cache[key]
-        except KeyError:
+            return session._cache[key]
+        except (KeyError, TypeError):  # not cached, or no dict yet
             pass
         with self.lock:
-            value = session.cache.get(key, MISSING)  # outside a scope, or closed: refused
+            cache = open_cache(session)
+            value = cache.get(key, MISSING)  # outside a scope, or closed: refused
             if value is MISSING:
                 value = create(session)
-                session.cache[key] = value
+                cache[key] = value
             return value
 
     async def _async_session_slot(
@@ -228,16 +214,17 @@ class Compiled:
     ) -> Any:
         session = ctx.session
         try:
-            return session.cache[key]
-        except KeyError:
+            return session._cache[key]
+        except (KeyError, TypeError):  # not cached, or no dict yet
             pass
+        cache = open_cache(session)
         locks: dict[Any, anyio.Lock] | None = getattr(session, "_locks", None)
         if locks is None:  # a scope that is its own session: created like a scoped value
-            session.cache.get(key)  # outside a scope, or closed: refused
+            cache.get(key)  # outside a scope, or closed: refused
             value = await create(session)
-            session.cache[key] = value
+            cache[key] = value
             return value
-        return await _create_once(locks, session.cache, key, create, session)
+        return await _create_once(locks, cache, key, create, session)
 
     def call_plan(self, fn: Callable[..., Any]) -> CallPlan:
         """Which parameters of ``fn`` are injected; computed once per callable."""

@@ -287,7 +287,7 @@ class Container:
         scope._container = self
         scope._builders = self._sync
         scope._resolvers = self._resolvers
-        scope.cache = {}
+        scope._cache = None
         scope._exits = None
         return scope
 

@@ -12,6 +12,7 @@ from typing import Any, TypeVar, overload
 
 import anyio
 
+from container.cache import CLOSED, CLOSED_MESSAGE, open_cache
 from container.errors import ScopeError
 from container.finalizers import DONE, Exit, run_exits_async, run_exits_sync
 from container.lifetime import SESSION as SESSION_LEVEL
@@ -20,30 +21,7 @@ from container.resolving import Resolving
 T = TypeVar("T")
 R = TypeVar("R")
 
-CLOSED_MESSAGE = "this scope is closed; open a new one with container.scope()"
 NO_CONTEXT: Mapping[Any, Any] = types.MappingProxyType({})
-
-
-class _ClosedCache(dict[Any, Any]):
-    """Installed when a scope closes: any later resolution through it is an error.
-
-    It is never empty, so builders never take their fresh-scope path with it.
-    """
-
-    def __init__(self) -> None:
-        super().__init__({_ClosedCache: None})
-
-    def get(self, key: Any, default: Any = None) -> Any:
-        raise ScopeError(CLOSED_MESSAGE)
-
-    def __getitem__(self, key: Any) -> Any:
-        raise ScopeError(CLOSED_MESSAGE)
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        raise ScopeError(CLOSED_MESSAGE)
-
-
-_CLOSED = _ClosedCache()
 
 
 class Scope:
@@ -58,22 +36,25 @@ class Scope:
     True
     """
 
-    __slots__ = ("_builders", "_container", "_exits", "_resolvers", "cache")
+    __slots__ = ("_builders", "_cache", "_container", "_exits", "_record", "_resolvers")
 
     context: Mapping[Any, Any] = NO_CONTEXT
     """The context values this scope was given (``container.scope(context=...)``)."""
-
-    cache: dict[Any, Any]
-    """The scoped values built in this scope so far, by key."""
 
     def __init__(self, container: Resolving) -> None:
         # Container.scope() sets the same attributes without calling this.
         self._container = container
         self._builders: dict[Any, Any] = container._sync
         self._resolvers: dict[Any, Any] = container._resolvers
-        self.cache = {}
+        self._cache: Any = None
+        """What ``cache`` is made of: see ``container.cache`` (``_record`` goes with it)."""
         self._exits: list[Exit] | None = None
         """The finalizers, made a list by the first one (most scopes never have one)."""
+
+    @property
+    def cache(self) -> dict[Any, Any]:
+        """The scoped values built in this scope so far, by key (a closed scope's refuses)."""
+        return open_cache(self)
 
     @property
     def exits(self) -> list[Exit]:
@@ -93,7 +74,7 @@ class Scope:
 
     @property
     def closed(self) -> bool:
-        return self.cache is _CLOSED
+        return self._cache is CLOSED
 
     @property
     def container(self) -> Resolving:
@@ -159,13 +140,15 @@ class Scope:
 
     def close(self, error: BaseException | None = None) -> None:
         """End the scope: run its finalizers (sync ones only) in reverse order."""
-        self.cache = self._builders = self._resolvers = _CLOSED
+        self._cache = self._builders = self._resolvers = CLOSED
+        self._record = None
         if self._exits:
             run_exits_sync(self._exits, error)
 
     async def aclose(self, error: BaseException | None = None) -> None:
         """End the scope: run its finalizers in reverse order, shielded from cancellation."""
-        self.cache = self._builders = self._resolvers = _CLOSED
+        self._cache = self._builders = self._resolvers = CLOSED
+        self._record = None
         if self._exits:
             await run_exits_async(self._exits, error)
 
@@ -178,7 +161,8 @@ class Scope:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.cache = self._builders = self._resolvers = _CLOSED
+        self._cache = self._builders = self._resolvers = CLOSED
+        self._record = None
         if self._exits:
             run_exits_sync(self._exits, exc)
 
@@ -192,7 +176,8 @@ class Scope:
         tb: TracebackType | None,
     ) -> Awaitable[None]:
         # Not a coroutine: the scope closes right here, and only finalizers need awaiting.
-        self.cache = self._builders = self._resolvers = _CLOSED
+        self._cache = self._builders = self._resolvers = CLOSED
+        self._record = None
         if self._exits:
             return run_exits_async(self._exits, exc)
         return DONE
