@@ -27,6 +27,7 @@ RANKS: dict[str, int] = {
     "declare": 1,
     "input": 2,
     "notifications": 2,
+    "tasks": 2,
     "compiled": 3,
     "compile": 4,
     "dispatch": 4,

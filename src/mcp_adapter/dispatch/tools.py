@@ -20,7 +20,7 @@ from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.dispatch import stage, telemetry
 from mcp_adapter.dispatch.cache_hints import hinted
 from mcp_adapter.dispatch.chain import through
-from mcp_adapter.dispatch.core import DispatchCore, Given, Mode
+from mcp_adapter.dispatch.core import Given, Mode
 from mcp_adapter.dispatch.inflight import Place
 from mcp_adapter.dispatch.modes import drive
 from mcp_adapter.dispatch.paging import next_cursor, page_index
@@ -32,6 +32,7 @@ from mcp_adapter.dispatch.results import (
     timed_out,
 )
 from mcp_adapter.dispatch.snapshot import is_modern, supports_elicitation
+from mcp_adapter.dispatch.tasking import TaskCalls
 from mcp_adapter.dispatch.telemetry import Tracing
 from mcp_adapter.errors import (
     Refusal,
@@ -48,9 +49,10 @@ from mcp_adapter.input.asking import (
     no_back_channel,
 )
 from mcp_adapter.interrupts import cancelled_for_real
+from mcp_adapter.tasks.wire import CreateTaskResult
 
 
-class ToolCalls(DispatchCore):
+class ToolCalls(TaskCalls):
     """Serving tools."""
 
     # -- tools ------------------------------------------------------------------
@@ -85,7 +87,7 @@ class ToolCalls(DispatchCore):
         tracing: Tracing | None = None,
         observed: bool = False,
         given: Given | None = None,
-    ) -> types.CallToolResult | types.InputRequiredResult:
+    ) -> types.CallToolResult | types.InputRequiredResult | CreateTaskResult:
         otel = self._otel
         if otel is not None and not observed and (otel.on or (next(otel.due) and otel.refresh())):
             known = params.name in self.catalog.tools
@@ -114,6 +116,10 @@ class ToolCalls(DispatchCore):
         if tool is None:
             raise unknown("tool", params.name)
         arguments: Mapping[str, Any] = params.arguments or {}
+        if tool.task_support != "forbidden":  # the tasks extension (dispatch.tasking)
+            started = await self._as_task(tool, ctx, arguments, given)
+            if started is not None:
+                return started
         request = self.request(ctx, given, arguments=arguments) if tool.needs_request else None
         place = None if self.calls is None else self.calls.admit(ctx, self.caller)
         try:
