@@ -88,10 +88,12 @@ async def connected(
 
 
 @asynccontextmanager
-async def over_http(url: str, token: str, *, negotiated: bool = True) -> AsyncIterator[Tasks]:
-    """A 2026-07-28 connection over HTTP signed in with ``token``."""
+async def over_http(
+    url: str, token: str | None = None, *, negotiated: bool = True
+) -> AsyncIterator[Tasks]:
+    """A 2026-07-28 connection over HTTP, signed in with ``token`` if given."""
     extensions = [advertise(EXTENSION)] if negotiated else []
-    headers = {"Authorization": f"Bearer {token}"}
+    headers = {} if token is None else {"Authorization": f"Bearer {token}"}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=20) as http,
         Client(

@@ -4,7 +4,6 @@ dies with the request that started it (docs/tasks.md)."""
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,7 +30,11 @@ def task_support_of(value: Any, where: str, problems: list[Problem]) -> str:
 
 
 def docket_installed() -> bool:
-    return importlib.util.find_spec("docket") is not None
+    try:
+        import docket  # noqa: F401 - only whether it imports
+    except ImportError:
+        return False
+    return True
 
 
 def _settings(tasks: Any, where: str, problems: list[Problem]) -> Tasks | None:
