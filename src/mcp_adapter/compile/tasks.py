@@ -11,6 +11,7 @@ from container import Problem
 from mcp_adapter.compiled.catalog import CompiledTool
 from mcp_adapter.declare.tasks import TASK_SUPPORT, Tasks
 from mcp_adapter.errors import problem
+from mcp_adapter.tasks.wire import EXTENSION
 
 INSTALL_HINT = "install the tasks extra: pip install 'mcp-adapter-di[tasks]'"
 URL_SCHEMES = ("memory://", "redis://", "rediss://", "redis+sentinel://", "unix://")
@@ -89,3 +90,51 @@ def compile_tasks(
                 )
             )
     return _settings(tasks, where, problems)
+
+
+TASK_METHODS = ("tasks/get", "tasks/update", "tasks/cancel")
+
+
+def protocol_extensions(server: Any, where: str, problems: list[Problem]) -> tuple[Any, ...]:
+    """``Server.protocol_extensions``, checked: SDK ``Extension`` instances with distinct
+    identifiers, contributing settings and methods only, none of them the tasks
+    extension's own."""
+    from mcp.server.extension import Extension
+
+    found: list[Any] = []
+    seen: set[str] = set()
+    methods: set[str] = set(TASK_METHODS)
+    for index, extension in enumerate(server.protocol_extensions):
+        at = f"{where}[{index}]"
+        if not isinstance(extension, Extension):
+            problems.append(
+                problem((at,), f"{extension!r} is not an mcp.server.extension.Extension")
+            )
+            continue
+        identifier = str(getattr(extension, "identifier", ""))
+        if identifier == EXTENSION or identifier in seen:
+            problems.append(problem((at,), f"the extension {identifier!r} is served already"))
+            continue
+        seen.add(identifier)
+        if extension.tools() or extension.resources():
+            problems.append(
+                problem(
+                    (at,),
+                    f"the extension {identifier!r} contributes tools or resources",
+                    "declare them as Tool/Resource classes or an McpExtension's ToolSpec",
+                )
+            )
+        if type(extension).intercept_tool_call is not Extension.intercept_tool_call:
+            problems.append(
+                problem(
+                    (at,),
+                    f"the extension {identifier!r} intercepts tools/call",
+                    "wrap calls with Server.middleware instead (docs/middleware.md)",
+                )
+            )
+        for binding in extension.methods():
+            if binding.method in methods:
+                problems.append(problem((at,), f"the method {binding.method!r} is served already"))
+            methods.add(binding.method)
+        found.append(extension)
+    return tuple(found)

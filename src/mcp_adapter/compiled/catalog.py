@@ -247,6 +247,8 @@ class Catalog:
     """``Server.lifespan``, entered at serve start (``serve_lifespan``); ``None`` without one."""
     cache_hints: Mapping[str, CacheHint] = field(default_factory=dict, repr=False)
     """``Server.cache_hints``: the server-wide freshness of each cacheable method."""
+    protocol_extensions: tuple[Any, ...] = field(default=(), repr=False)
+    """``Server.protocol_extensions``: the SDK ``Extension``s served beside the components."""
     tasks: Tasks | None = field(default=None, repr=False)
     """``Server.tasks`` when some tool may run as a task; ``None``: no task is served."""
 

@@ -156,6 +156,10 @@ class Server:
     """The toolset of its class tools that name none: by default the server's ``name``
     (the class name, kebab-case, without ``Server``, when ``name`` is not a valid
     toolset name)."""
+    protocol_extensions: ClassVar[Sequence[Any]] = ()
+    """Protocol extensions it serves (SEP-2133), as the SDK's ``mcp.server.extension.Extension``
+    instances: each one's ``settings()`` is advertised under ``capabilities.extensions``
+    and its ``methods()`` are served (docs/extensions.md)."""
     tasks: ClassVar[Tasks] = Tasks()
     """How its task tools run (``Tasks``: where Docket keeps them, TTL, caps, shutdown);
     read only when some tool declares ``task_support`` (docs/tasks.md)."""

@@ -139,6 +139,8 @@ def build_sdk_server(
     )
     if extension is not None:
         install(server, extension)
+    for declared in catalog.protocol_extensions:
+        install(server, declared)
     notifications.install(server)
     server.cache_hints = dict(catalog.cache_hints)  # checked at compile, as Server() checks them
     security = request_state_security or RequestStateSecurity.ephemeral()
