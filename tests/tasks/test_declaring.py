@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -78,3 +79,18 @@ def test_a_task_tool_without_pydocket_fails_to_compile_with_the_install_hint() -
         done.stdout
     )
     assert "pip install 'mcp-adapter-di[tasks]'" in done.stdout
+
+
+def test_the_task_benchmark_measures_each_operation() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.task_cost", "--calls", "3"],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    lines = done.stdout.splitlines()
+    for label in ("inline", "start", "start + result"):
+        [line] = [line for line in lines if line.strip().rsplit(" ", 1)[0].strip() == label]
+        assert float(line.split()[-1]) > 0
