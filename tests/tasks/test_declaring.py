@@ -94,3 +94,22 @@ def test_the_task_benchmark_measures_each_operation() -> None:
     for label in ("inline", "start", "start + result"):
         [line] = [line for line in lines if line.strip().rsplit(" ", 1)[0].strip() == label]
         assert float(line.split()[-1]) > 0
+
+
+def test_check_names_a_task_tool_whose_service_needs_the_http_request() -> None:
+    from tests.serving.harness import run_cli
+
+    done = run_cli(
+        [
+            "check",
+            "tests.tasks.peeking:Peeking",
+            "--container",
+            "tests.tasks.peeking:build_container",
+        ]
+    )
+    assert done.returncode != 0
+    report = done.stdout + done.stderr
+    assert "tool 'peeks'" in report
+    assert "HTTP Request" in report
+    assert "ends before the task does" in report
+    assert "hint:" in report

@@ -224,3 +224,26 @@ def test_bad_declarations_are_reported_at_compile() -> None:
     text = str(failed.value)
     assert "task_support must be one of" in text
     assert "max_running must be a whole number" in text
+
+
+class Hidden(Tool):
+    name = "hidden"
+    task_support = "required"
+
+    def shouldRegister(self) -> bool:
+        return False
+
+    async def handle(self) -> McpResponse:
+        raise AssertionError("never runs")
+
+
+class Hiding(Server):
+    tools = (Hidden,)
+
+
+async def test_a_hidden_task_tool_is_unknown_and_starts_nothing() -> None:
+    async with connected(Hiding) as tasks:
+        with pytest.raises(MCPError) as unknown:
+            await tasks.call("hidden")
+        assert unknown.value.code == -32602
+        assert "hidden" in unknown.value.message
