@@ -36,11 +36,13 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
 
 
 @asynccontextmanager
-async def connect(url: str, token: str, **options: Any) -> AsyncIterator[Client]:
+async def connect(
+    url: str, token: str, mode: str = "auto", **options: Any
+) -> AsyncIterator[Client]:
     headers = {"Authorization": f"Bearer {token}"}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=TIMEOUT) as http,
-        Client(streamable_http_client(url, http_client=http), mode="auto", **options) as client,  # type: ignore[arg-type]
+        Client(streamable_http_client(url, http_client=http), mode=mode, **options) as client,  # type: ignore[arg-type]
     ):
         yield client
 
