@@ -1,4 +1,4 @@
-"""The repository root on ``sys.path``: these tests reuse tests/serving helpers that import ``examples``."""
+"""The repository root on ``sys.path``: these tests reuse helpers that import ``examples``."""
 
 from __future__ import annotations
 
