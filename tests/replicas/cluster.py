@@ -7,6 +7,7 @@ The commands are the ones docs/deployment.md shows.
 
 from __future__ import annotations
 
+import shutil
 import socket
 import subprocess
 import time
@@ -54,6 +55,13 @@ STICKY = """\
 """
 
 
+def binary(name: str, package: str) -> str:
+    """``name``'s path: on ``PATH``, else in ``/usr/sbin`` (Debian's haproxy, where a user's
+    ``PATH`` does not look); else skipped or failed (``tests.needs``)."""
+    found = shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin")
+    return found or needs.command(name, f"apt-get install -y {package}")
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
@@ -83,10 +91,9 @@ class Redis:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
-        binary = needs.command("redis-server", "apt-get install -y redis-server")
         self.process = subprocess.Popen(
             [
-                binary,
+                binary("redis-server", "redis-server"),
                 "--port",
                 str(self.port),
                 "--bind",
@@ -198,7 +205,7 @@ class Cluster:
 @contextmanager
 def cluster(folder: Path, count: int = 3, *, stateful: bool = False) -> Iterator[Cluster]:
     """Redis, ``count`` replicas and haproxy in front of them; all stopped at the end."""
-    haproxy = needs.command("haproxy", "apt-get install -y haproxy")
+    haproxy = binary("haproxy", "haproxy")
     redis = Redis(folder)
     redis.start()
     replicas = [Replica(f"r{n + 1}", free_port()) for n in range(count)]
