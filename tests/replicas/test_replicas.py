@@ -16,12 +16,13 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
-from mcp import Client, types
+from mcp import Client, StdioServerParameters, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.subscriptions import ResourceUpdated
 
 from tests.notifications.support import next_event
-from tests.replicas.cluster import KEY_1, KEY_2, Cluster, cluster, wait_until
+from tests.replicas.cluster import APP, KEY_1, KEY_2, Cluster, cluster, wait_until
+from tests.serving.harness import CLI, REPO, cli_env
 
 pytestmark = pytest.mark.anyio
 
@@ -113,6 +114,27 @@ async def test_a_second_identity_hears_nothing_of_the_first(deployment: Cluster)
                 await announcer.call_tool("touch", {"uri": "notes://public"})
             assert await next_event(bob_hears) == ResourceUpdated(uri="notes://public")
             assert await next_event(ada_hears) == ResourceUpdated(uri="notes://public")
+
+
+async def test_a_stdio_server_sharing_the_redis_announces_to_http_listeners(
+    deployment: Cluster,
+) -> None:
+    """``serve --redis`` over stdio (a worker, a local tool) shares the channel too."""
+    stdio = StdioServerParameters(
+        command=CLI[0],
+        args=[*CLI[1:], "serve", APP, "--redis", deployment.redis.url],
+        env=cli_env({"REPLICA": "stdio"}),
+        cwd=REPO,
+    )
+    with anyio.fail_after(TIMEOUT):
+        async with (
+            connect(deployment.url, ADA) as listener,
+            listener.listen(resource_subscriptions=["notes://public"]) as changes,
+            Client(stdio, mode="auto") as local,
+        ):
+            assert text(await local.call_tool("where", {})) == "stdio"
+            await local.call_tool("touch", {"uri": "notes://public"})
+            assert await next_event(changes) == ResourceUpdated(uri="notes://public")
 
 
 async def test_one_rate_limit_holds_across_replicas(deployment: Cluster) -> None:
