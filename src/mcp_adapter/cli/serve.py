@@ -166,7 +166,13 @@ def check_redis(options: ServeOptions) -> None:
         return
     import asyncio
 
-    from redis.exceptions import RedisError
+    try:
+        from redis.exceptions import RedisError
+    except ImportError:
+        raise CliError(
+            "--redis needs the redis package, which is not installed",
+            "pip install 'mcp-adapter-di[redis]'",
+        ) from None
 
     from mcp_adapter.stores.shared import redacted
 

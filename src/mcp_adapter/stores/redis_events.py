@@ -15,7 +15,9 @@ Keys, under the owner's ``prefix``:
 Every key but the last two expires ``ttl`` seconds after its session's last event
 (a replica that dies never closes its sessions); those two are the deployment's
 totals, so they have no TTL: the bytes of a session whose keys expired are given back
-when the total next goes over ``max_bytes``, before anything live is evicted. A
+once the total goes over ``max_bytes``: each append that finds it over checks
+``SWEEP`` sessions drawn at random, then the largest session, before it evicts
+anything live. A
 stream id is hashed into key names (the client chooses request ids); session keys
 are the server's own random hex.
 """
@@ -43,6 +45,10 @@ if TYPE_CHECKING:
 DEFAULT_EVENT_TTL = 3600
 """Seconds a session's events are kept after its last one (a session that ends drops them
 at once)."""
+
+SWEEP = 16
+"""Sessions checked, per append that finds the total over ``max_bytes``, for keys that
+expired (their bytes are given back before anything live is evicted)."""
 
 _LIBRARY = """
 local p = ARGV[1]
@@ -103,7 +109,7 @@ _APPEND = (
     + """
 local s, k, stream, id, record = ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
 local size, max_events, max_stream = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
-local max_bytes, ttl = tonumber(ARGV[11]), tonumber(ARGV[12])
+local max_bytes, ttl, sweep = tonumber(ARGV[11]), tonumber(ARGV[12]), tonumber(ARGV[13])
 if redis.call('HEXISTS', sizes_key(s), k) == 0 then redis.call('RPUSH', order_key(s), k) end
 redis.call('RPUSH', stream_key(s, k), record)
 account(s, k, size)
@@ -117,7 +123,7 @@ while true do
   drop_oldest_event(s, k)
 end
 if tonumber(redis.call('GET', total_key) or '0') > max_bytes then
-  for _, other in ipairs(redis.call('ZRANGE', ranking, 0, -1)) do
+  for _, other in ipairs(redis.call('ZRANDMEMBER', ranking, sweep)) do
     if redis.call('EXISTS', order_key(other)) == 0 then forget_session(other) end
   end
 end
@@ -203,6 +209,7 @@ class RedisEventLog:
                 self.max_bytes_per_stream,
                 self.max_bytes,
                 self.ttl,
+                SWEEP,
             ]
         )
 
