@@ -7,6 +7,7 @@ events in Redis, each session replaying only its own.
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -43,6 +44,25 @@ async def test_a_session_keeps_to_its_replica_and_its_server_requests_reach_it(
             asked = text(await ada.call_tool("ask-twice", {}))
     (replica,) = where
     assert asked == f"accept {replica},{replica},{replica}"
+
+
+async def test_a_session_hears_of_changes_announced_on_the_other_replica(sticky: Cluster) -> None:
+    """A 2025-11-25 session subscribed to a resource through the balancer hears of its
+    updates announced on either replica, on its own session stream."""
+    heard_send, heard = anyio.create_memory_object_stream[str](10)
+
+    async def message(incoming: Any) -> None:
+        if getattr(incoming, "method", None) == "notifications/resources/updated":
+            await heard_send.send(incoming.params.uri)
+
+    with anyio.fail_after(TIMEOUT), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # subscribe_resource is deprecated at 2026-07-28
+        async with connect(sticky.url, ADA, mode="legacy", message_handler=message) as ada:
+            await ada.subscribe_resource("notes://public")
+            for replica in sticky.replicas:
+                async with connect(replica.url, ADA) as announcer:
+                    await announcer.call_tool("touch", {"uri": "notes://public"})
+                assert await heard.receive() == "notes://public"
 
 
 def where(http: httpx2.Client, url: str, session: str) -> list[Event]:
