@@ -14,6 +14,10 @@ In this process (this project's environment, ``mcp`` 2.3.0):
   with one pass-through middleware layer;
 - the SDK's ``MCPServer`` with async ``Resolve`` resolvers.
 
+The ``tools/call`` handler alone (scenario ``handler``, awaited directly) is also
+measured behind one call-stage layer, one request-stage layer and the four built-in
+layers at their default stage: what each adds to the adapter's own path.
+
 FastMCP with ``Depends`` and dishka-fastmcp run in their own virtual
 environment (``benchmarks/field_venv.py``) with their own floor; those rows
 come back as the ``field-*`` scenarios.
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 from typing import Any
 
 from mcp.server import Server as SdkServer
@@ -57,8 +62,10 @@ from mcp_adapter import (
     Tool,
     build_sdk_server,
     compile_server,
+    request_stage,
     tool,
 )
+from mcp_adapter.layers import AccessLog, RateLimit, ResponseLimit, Timing
 from schemas import Schema
 
 ERA = {MODERN: "2026-07-28", LEGACY: "2025-11-25 (legacy)"}
@@ -196,6 +203,58 @@ def adapter_layered() -> SdkServer[Any]:
     return adapter(LayeredServer)
 
 
+@request_stage
+async def request_passthrough(call: Call, call_next: Next) -> Any:
+    """One request-stage layer that only passes the request on."""
+    return await call_next(call)
+
+
+class RequestLayeredServer(Server):
+    """``AddHandleTool`` behind one pass-through request-stage layer (the server's)."""
+
+    name = "adapter-request-layered"
+    tools = (AddHandleTool,)
+    middleware = (request_passthrough,)
+
+
+def adapter_request_layered() -> SdkServer[Any]:
+    return adapter(RequestLayeredServer)
+
+
+class _Dropped(logging.Handler):
+    """Takes the access log's records and drops them: the layer's work, no I/O."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        del record
+
+
+def _access_logger() -> logging.Logger:
+    logger = logging.getLogger("benchmarks.access")
+    logger.propagate = False
+    logger.setLevel(logging.INFO)
+    if not logger.handlers:
+        logger.addHandler(_Dropped())
+    return logger
+
+
+def adapter_builtin_layers() -> SdkServer[Any]:
+    """``AddHandleTool`` behind the four built-in layers at their default (request) stage:
+    ``AccessLog`` (records made and dropped), ``Timing``, ``RateLimit`` (a limit never
+    reached) and ``ResponseLimit``."""
+
+    class BuiltinLayered(Server):
+        name = "adapter-builtin-layers"
+        tools = (AddHandleTool,)
+        middleware = (
+            AccessLog(_access_logger()),
+            Timing(lambda call, ms: None),
+            RateLimit(10**9),
+            ResponseLimit(10**6),
+        )
+
+    return adapter(BuiltinLayered)
+
+
 def _function(extension: McpExtension) -> SdkServer[Any]:
     container = services()
     return build_sdk_server(Platform([extension]).compile(container), container)
@@ -281,6 +340,24 @@ def cases(options: RunOptions | None = None) -> list[Case]:
         ("floor's handler", floor_server, "floor", {"anchor": True}),
         ("this adapter's handler (constructor)", adapter_constructor, "ours-constructor", {}),
         ("this adapter's handler (handle())", adapter_handle, "ours-handle", {}),
+        (
+            "this adapter's handler, handle() + one call-stage layer",
+            adapter_layered,
+            "ours-handle-layer",
+            {},
+        ),
+        (
+            "this adapter's handler, handle() + one request-stage layer",
+            adapter_request_layered,
+            "ours-handle-request-layer",
+            {},
+        ),
+        (
+            "this adapter's handler, handle() + the built-in layers",
+            adapter_builtin_layers,
+            "ours-handle-builtin",
+            {"note": "AccessLog, Timing, RateLimit, ResponseLimit at their default stage"},
+        ),
     ]
     found += [
         Case(HANDLER, name, HANDLE, handler_names(make), is_async=True, tag=tag, **more)
@@ -302,6 +379,9 @@ def verify(options: RunOptions | None = None) -> None:
         await check_handler(floor_server(), "floor")
         await check_handler(adapter_constructor(), "this adapter (constructor)")
         await check_handler(adapter_handle(), "this adapter (handle)")
+        await check_handler(adapter_layered(), "this adapter (handle + call-stage layer)")
+        await check_handler(adapter_request_layered(), "this adapter (handle + request layer)")
+        await check_handler(adapter_builtin_layers(), "this adapter (handle + built-in layers)")
 
     asyncio.run(check())
 

@@ -29,7 +29,14 @@ MCP_TAGS = (
     "ours-function-layer",
     "resolve",
 )
-HANDLER_TAGS = ("floor", "ours-constructor", "ours-handle")
+HANDLER_TAGS = (
+    "floor",
+    "ours-constructor",
+    "ours-handle",
+    "ours-handle-layer",
+    "ours-handle-request-layer",
+    "ours-handle-builtin",
+)
 SCOPED_TAGS = ("floor", "floor-async", "ours-sync", "ours-async")
 TRANSIENT_TAGS = ("floor", "floor-async", "ours-sync", "ours-async", "ours-root")
 
