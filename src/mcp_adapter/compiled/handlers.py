@@ -13,7 +13,7 @@ import enum
 import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, Protocol, TypeVar
 
 from mcp_adapter.declare.middleware import Middleware
 from mcp_adapter.declare.request import McpRequest
@@ -170,7 +170,8 @@ def call_off_loop(
     A plain function returning the awaitable, so the call path gets no coroutine more.
     """
     if is_async:
-        return cast(Awaitable[Any], function(**kwargs))
+        called: Awaitable[Any] = function(**kwargs)  # no cast(): a call and a subscript per call
+        return called
     if threads is None:
         raise TypeError(f"{function!r} is sync: calling it needs the threads to run it on")
     return threads.run(functools.partial(in_thread, function, kwargs))
