@@ -99,6 +99,14 @@ def tool_result(
     modern: bool,
 ) -> types.CallToolResult:
     """Build the result, validating structured content against ``output`` first."""
+    if (
+        output is not None
+        and type(outcome) is output.type
+        and not isinstance(outcome, (list, tuple))
+    ):
+        # a value of the output contract's own class (what a @tool function returns):
+        # its structured content, with no McpResponse made around it
+        return _structured(outcome, owner=owner, output=output, modern=modern)
     if isinstance(outcome, types.CallToolResult):
         return _complete_result(outcome, output=output, modern=modern)
     if type(outcome) is McpResponse and not outcome.is_error and not outcome.meta:
@@ -106,7 +114,7 @@ def tool_result(
     if output is not None and of_contract(outcome, output):
         # A value of the output contract's type is its structured content, as a @tool
         # function's returned value is (validated like any other before it is sent).
-        return _single(McpResponse.structured(outcome), owner=owner, output=output, modern=modern)
+        return _structured(outcome, owner=owner, output=output, modern=modern)
     responses = responses_of(outcome, owner)
     is_error = any(response.is_error for response in responses)
     structured_seen = [r for r in responses if r.has_structured]
@@ -174,6 +182,17 @@ def _single(
     content.extend(response.content)
     return types.CallToolResult(
         content=content,
+        structured_content=_on_the_wire(structured, owner=owner, output=output, modern=modern),
+    )
+
+
+def _structured(
+    value: Any, *, owner: str, output: Contract[Any] | None, modern: bool
+) -> types.CallToolResult:
+    """A structured value alone: its JSON text as the one content block."""
+    structured, text = _checked_output(output, value)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)],
         structured_content=_on_the_wire(structured, owner=owner, output=output, modern=modern),
     )
 

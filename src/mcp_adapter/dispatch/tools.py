@@ -232,8 +232,10 @@ class ToolCalls(TaskCalls):
                 outcome = await run.call(
                     tool.handler, instance, scope, request, payload, spread, self.threads
                 )
-            if tool.convert is not None:  # a function tool's plain value becomes a result
-                outcome = tool.convert(outcome)
+            if tool.convert is not None and (
+                tool.output is None or type(outcome) is not tool.output.type
+            ):
+                outcome = tool.convert(outcome)  # a function tool's plain value becomes a result
             question = asking(outcome)
             if question is not None:
                 current = request or self.request(ctx)
