@@ -250,3 +250,29 @@ def ours_root_transient() -> Case:
         lazy(container=ours, Token=lambda: Token),
         tag="ours-root",
     )
+
+
+def scope_pieces() -> list[Case]:
+    """The scoped row taken apart (counted only: ``benchmarks.counts``): making a scope,
+    entering and leaving it with nothing resolved, in both flavours. What the whole row
+    costs beyond them is the resolution of ``A`` in a new scope."""
+
+    def case(name: str, stmt: str, tag: str, *, is_async: bool = False) -> Case:
+        return Case(
+            SCOPED, name, stmt, lazy(container=ours), is_async=is_async, tag=tag, note="a piece"
+        )
+
+    return [
+        case("this container: container.scope() alone", "container.scope()", "ours-new-scope"),
+        case(
+            "this container: with container.scope(): pass",
+            "with container.scope() as scope:\n    pass",
+            "ours-empty-sync",
+        ),
+        case(
+            "this container: async with container.scope(): pass",
+            "async with container.scope() as scope:\n    pass",
+            "ours-empty-async",
+            is_async=True,
+        ),
+    ]

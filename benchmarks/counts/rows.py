@@ -37,14 +37,23 @@ HANDLER_TAGS = (
     "ours-handle-request-layer",
     "ours-handle-builtin",
 )
-SCOPED_TAGS = ("floor", "floor-async", "ours-sync", "ours-async")
+SCOPED_TAGS = (
+    "floor",
+    "floor-async",
+    "ours-sync",
+    "ours-async",
+    "ours-new-scope",
+    "ours-empty-sync",
+    "ours-empty-async",
+)
 TRANSIENT_TAGS = ("floor", "floor-async", "ours-sync", "ours-async", "ours-root")
 
 SCENARIOS: dict[str, str] = {
     "modern": "2026-07-28, direct dispatch, through mcp.Client: instructions per call",
     "legacy": "2025-11-25, JSON-RPC over memory streams, through mcp.Client: instructions per call",
     "handler": "The tools/call handler alone, awaited directly: instructions per call",
-    "scoped": "Scope enter + resolve a 5-node graph + scope exit: instructions per resolution",
+    "scoped": "Scope enter + resolve a 5-node graph + scope exit (and the scope alone): "
+    "instructions per resolution",
     "transient": "Resolve a transient with no dependencies (scope already open): "
     "instructions per resolution",
 }
@@ -114,6 +123,7 @@ def _container_cases() -> list[Case]:
         *work.scoped_floors(),
         work.OURS.scoped(False),
         work.OURS.scoped(True),
+        *work.scope_pieces(),
         *work.transient_floors(),
         work.OURS.transient(False),
         work.OURS.transient(True),
