@@ -6,7 +6,8 @@ log_level="warning", lifespan="on")`` on 127.0.0.1: the uvicorn settings of
 ``mcp-adapter serve --http`` (``mcp_adapter/cli/serve.py``), so every contender
 gets the same server loop, HTTP parser and logging.
 
-Kinds: ``mcpserver`` (the SDK's ``MCPServer`` with ``Resolve``), ``fastmcp``
+Kinds: ``floor`` (the SDK's low-level ``Server`` with hand-written handlers),
+``mcpserver`` (the SDK's ``MCPServer`` with ``Resolve``), ``fastmcp``
 (FastMCP with ``Depends``; run with the python of its own venv), and this
 adapter's app built in-process (``adapter``; ``adapter-lean`` drops the
 ``CancelOnDisconnect`` wrapper: a diagnostic, see :mod:`benchmarks.http_adapter`).
@@ -35,6 +36,16 @@ def mcpserver_app() -> Any:
     )
 
 
+def floor_app() -> Any:
+    """The SDK's low-level ``Server`` with hand-written handlers (the per-call suite's
+    floor), served by its own ``streamable_http_app``: stateless, JSON responses."""
+    from benchmarks.mcp_workload import floor_server
+
+    return floor_server().streamable_http_app(
+        streamable_http_path=PATH, stateless_http=True, json_response=True, host=HOST
+    )
+
+
 def fastmcp_app() -> Any:
     """FastMCP + ``Depends`` (:mod:`benchmarks.http_fastmcp`; its own venv only)."""
     from benchmarks.http_fastmcp import app
@@ -55,6 +66,7 @@ def adapter_lean_app() -> Any:
 
 
 FACTORIES = {
+    "floor": "floor_app",
     "mcpserver": "mcpserver_app",
     "fastmcp": "fastmcp_app",
     "adapter": "adapter_app",

@@ -10,6 +10,8 @@ streamable HTTP with JSON responses under uvicorn, in processes of its own:
 - this adapter's ``http_app`` under uvicorn, started like the SDK's ``MCPServer``
   (:mod:`benchmarks.http_serve`), and the same with the SDK's
   ``get_tool_input_schema`` hook set (what that hook would buy);
+- the SDK's low-level ``Server`` with the per-call suite's hand-written handlers (the
+  floor), served by its own ``streamable_http_app`` with the same settings;
 - the SDK's ``MCPServer`` with ``Resolve`` (``streamable_http_app(stateless_http=True,
   json_response=True)``), the anchor of each table;
 - FastMCP with ``Depends``, from a virtual environment of its own
@@ -164,6 +166,7 @@ def _launcher(
 
 
 NODELAY = "listener made with IPPROTO_TCP, so TCP_NODELAY is on"
+FLOOR = "low-level Server, hand-written (floor)"
 CLI_LISTENER = "the CLI binds its listener with IPPROTO_TCP, so TCP_NODELAY is on"
 
 
@@ -176,6 +179,13 @@ def contenders(quick: bool, fastmcp: bool) -> list[Contender]:
             _launcher("mcpserver", 1),
             anchor=True,
             note="`uvicorn.run(factory)`",
+        ),
+        Contender(
+            "floor",
+            FLOOR,
+            1,
+            _launcher("floor", 1),
+            note="`uvicorn.run(factory)` of its `streamable_http_app`",
         ),
         Contender(
             "ours-cli",
@@ -212,6 +222,7 @@ def contenders(quick: bool, fastmcp: bool) -> list[Contender]:
             anchor=True,
             note=NODELAY,
         ),
+        Contender("floor", FLOOR, 2, _launcher("floor", 2), note=NODELAY),
         Contender(
             "ours-cli",
             "this adapter, `mcp-adapter serve --workers 2`",
@@ -439,6 +450,7 @@ def _apps() -> list[tuple[str, str, Callable[[], Any], bool]]:
     """``(name, tag, make app, anchor)`` of the apps that run in this environment."""
     return [
         ("MCPServer + Resolve (anchor)", "mcpserver", http_serve.mcpserver_app, True),
+        (FLOOR, "floor", http_serve.floor_app, False),
         ("this adapter, `http_app`", "ours-app", http_serve.adapter_app, False),
         (
             "this adapter, `http_app` without `CancelOnDisconnect`",
@@ -578,6 +590,7 @@ def targets(table: Table) -> list[Target]:
                     f"{cpu / reference:.2f}x ({cpu:,.0f} vs {reference:,.0f} µs)",
                 )
             )
+    found += _against_floor(table)
     reference_scaling = _scaling(table, "mcpserver")
     for tag, label in LABELS.items():
         ratio = _scaling(table, tag)
@@ -597,6 +610,59 @@ def targets(table: Table) -> list[Target]:
             )
         )
     return found
+
+
+OVER_MCPSERVER = 1.3
+"""Issue 20: at least 1.3x MCPServer's requests per second, at least the floor's, and a
+p99 latency no worse than the floor's."""
+
+
+def _against_floor(table: Table) -> list[Target]:
+    found: list[Target] = []
+    for workers, scenario in SCENARIO.items():
+        floor = find(table, scenario, "floor")
+        where = f"{workers} worker{'s' if workers > 1 else ''}"
+        for tag, label in LABELS.items():
+            ours = find(table, scenario, tag)
+            if ours is None:
+                continue
+            share = _extra(ours, "paired")
+            found.append(
+                Target(
+                    f"{where}: this adapter ({label}) req/s >= {OVER_MCPSERVER}x MCPServer's",
+                    share >= OVER_MCPSERVER,
+                    f"{share:.2f}x",
+                )
+            )
+            if floor is None:
+                continue
+            ratio = _pass_ratio(ours, floor)
+            found.append(
+                Target(
+                    f"{where}: this adapter ({label}) req/s >= the floor's",
+                    ratio is not None and ratio >= 1.0,
+                    "no common pass" if ratio is None else f"{ratio:.2f}x",
+                )
+            )
+            p99, reference = _extra(ours, "p99_ms"), _extra(floor, "p99_ms")
+            found.append(
+                Target(
+                    f"{where}: this adapter ({label}) p99 <= the floor's",
+                    p99 <= reference,
+                    f"{p99:.1f} vs {reference:.1f} ms",
+                )
+            )
+    return found
+
+
+def _pass_ratio(row: Row, other: Row) -> float | None:
+    """Median over passes of ``row``'s req/s over ``other``'s in the same pass."""
+    ratios = [
+        value / other.result.extra[key]
+        for key, value in row.result.extra.items()
+        if key.startswith("pass:") and other.result.extra.get(key)
+    ]
+    return statistics.median(ratios) if ratios else None
 
 
 def _scaling(table: Table, tag: str) -> float | None:
