@@ -7,9 +7,10 @@ measure the same statement with the same setup. Every scenario has its floor
 
 Left out on purpose: the sync ``handle()`` row, whose call runs on a worker
 thread (the thread's start and hand-off are scheduled by the kernel, so its
-count is not repeatable), and the other libraries' rows (counting them would
-import dishka, wireup, FastMCP, ... into a process whose only job is this
-project's counts).
+count is not repeatable), and the rows of other venvs (FastMCP, dishka-fastmcp).
+The other containers' rows (``scoped/diwire-sync``, ...) and the HTTP suite's
+in-process ASGI rows (``asgi/...``) are counted in processes of their own, which
+import those libraries only when such a row is asked for.
 """
 
 from __future__ import annotations
@@ -47,6 +48,18 @@ SCOPED_TAGS = (
     "ours-empty-async",
 )
 TRANSIENT_TAGS = ("floor", "floor-async", "ours-sync", "ours-async", "ours-root")
+PEER_TAGS = (
+    "diwire-sync",
+    "diwire-async",
+    "dishka-sync",
+    "dishka-async",
+    "wireup-sync",
+    "wireup-async",
+    "di",
+)
+"""The other containers' rows (``benchmarks.container_suite``), scoped and transient."""
+ASGI_TAGS = ("floor", "ours-app", "mcpserver")
+"""One ``tools/call`` over HTTP through each app's ASGI callable, in process (no socket)."""
 
 SCENARIOS: dict[str, str] = {
     "modern": "2026-07-28, direct dispatch, through mcp.Client: instructions per call",
@@ -56,10 +69,11 @@ SCENARIOS: dict[str, str] = {
     "instructions per resolution",
     "transient": "Resolve a transient with no dependencies (scope already open): "
     "instructions per resolution",
+    "asgi": "One stateless HTTP tools/call through the ASGI app, in process: instructions per call",
 }
 """Scenario key -> its heading, in table order (the same keys as the timed suites)."""
 
-CALL_SCENARIOS = (*MCP_SCENARIOS, "handler")
+CALL_SCENARIOS = (*MCP_SCENARIOS, "handler", "asgi")
 """Scenarios whose statement is one ``tools/call``: counted per call."""
 RESOLVE_SCENARIOS = ("scoped", "transient")
 """Scenarios whose statement is one resolution: counted per resolution."""
@@ -67,8 +81,9 @@ RESOLVE_SCENARIOS = ("scoped", "transient")
 ALL: tuple[str, ...] = (
     *(f"{scenario}/{tag}" for scenario in MCP_SCENARIOS for tag in MCP_TAGS),
     *(f"handler/{tag}" for tag in HANDLER_TAGS),
-    *(f"scoped/{tag}" for tag in SCOPED_TAGS),
-    *(f"transient/{tag}" for tag in TRANSIENT_TAGS),
+    *(f"scoped/{tag}" for tag in (*SCOPED_TAGS, *PEER_TAGS)),
+    *(f"transient/{tag}" for tag in (*TRANSIENT_TAGS, *PEER_TAGS)),
+    *(f"asgi/{tag}" for tag in ASGI_TAGS),
 )
 """Every row, in the order the table prints them."""
 
@@ -131,13 +146,29 @@ def _container_cases() -> list[Case]:
     ]
 
 
+def _peer_cases() -> list[Case]:
+    from benchmarks import container_suite
+
+    return [case for case in container_suite.cases() if case.tag in PEER_TAGS]
+
+
+def _asgi_cases() -> list[Case]:
+    from benchmarks import http_suite
+
+    return http_suite.cases()
+
+
 def rows(keys: Sequence[str]) -> list[Row]:
-    """The cases of ``keys``, imported only for the scenarios asked for."""
+    """The cases of ``keys``, imported only for the scenarios (and libraries) asked for."""
     makers: list[Callable[[], list[Case]]] = []
     scenarios = {scenario_of(key) for key in keys}
-    if scenarios & set(CALL_SCENARIOS):
+    if scenarios & {*MCP_SCENARIOS, "handler"}:
         makers.append(_mcp_cases)
     if scenarios & set(RESOLVE_SCENARIOS):
         makers.append(_container_cases)
+    if any(key.split("/", 1)[1] in PEER_TAGS for key in keys):
+        makers.append(_peer_cases)
+    if "asgi" in scenarios:
+        makers.append(_asgi_cases)
     by_key = {f"{case.scenario}/{case.tag}": case for make in makers for case in make()}
     return [Row(key, by_key[key]) for key in keys]
