@@ -335,14 +335,19 @@ def _versus(rival: str, times: float) -> str:
     return f"{rival} is {times:.2f}x slower"
 
 
+SCOPED_LIMITS = {"sync": 2.2, "async": 2.5}
+"""The scoped graph's targets, as a ratio to the sync hand-written floor."""
+
+
 def targets(table: Table) -> list[Target]:
     found: list[Target] = []
     for mode in ("sync", "async"):
         ours_row = row(table, SCOPED, f"ours-{mode}")
+        limit = SCOPED_LIMITS[mode]
         found.append(
             Target(
-                f"scoped graph, {mode} scope: this container <= 2.5x the floor",
-                ours_row.ratio <= 2.5,
+                f"scoped graph, {mode} scope: this container <= {limit}x the floor",
+                ours_row.ratio <= limit,
                 _x(ours_row.ratio),
             )
         )
