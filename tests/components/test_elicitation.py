@@ -18,7 +18,7 @@ from mcp import types
 
 from container import Container
 from mcp_adapter import McpRequest, McpResponse, Prompt, Resource, Server, Tool
-from mcp_adapter.input.asking import MAX_INPUT_ROUNDS
+from mcp_adapter.input.resolution import MAX_INPUT_ROUNDS
 from mcp_adapter.testing import McpTestClient
 from schemas import Schema
 from tests.components.support import LEGACY, MODERN, SDK_MODES, sdk_client

@@ -36,6 +36,7 @@ from mcp_adapter.compile.parts import (
     owner_of,
     timeout_of,
 )
+from mcp_adapter.compile.resolvers import Resolvers
 from mcp_adapter.compiled.catalog import CompiledTool, Hooks
 from mcp_adapter.compiled.handlers import HandlerPlan
 from mcp_adapter.compiled.legacy import wrap_schema
@@ -174,8 +175,10 @@ def compile_tool(
             )
         )
     output = contract(output_type, where, "output", problems) if output_type is not None else None
+    payload_type = input_type if declared_input else None
+    resolvers = Resolvers(container, payload_type=payload_type)
     handler, found = plan_handler(
-        cls, "handle", container, payload_type=input_type if declared_input else None
+        cls, "handle", container, payload_type=payload_type, resolvers=resolvers
     )
     problems.extend(found)
     parts = class_parts(cls, "tool", name, container, problems)
@@ -263,7 +266,14 @@ def compile_function_tool(
     params = split_parameters(handler, label, container, problems, reported)
     model = arguments_model(f"{name}Arguments", params, label, problems)
     names = tuple(param.name for param in params)
-    plan, found = plan_function(handler, container, label=label, argument_names=(*names, *reported))
+    arguments = (*names, *reported)
+    plan, found = plan_function(
+        handler,
+        container,
+        label=label,
+        argument_names=arguments,
+        resolvers=Resolvers(container, argument_names=arguments),
+    )
     problems.extend(found)
     output = _output(handler, label, problems)
     hooks = function_hooks(spec, name, container, problems)

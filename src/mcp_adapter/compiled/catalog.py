@@ -17,6 +17,7 @@ from starlette.requests import Request as HttpRequest
 from container import Container
 from mcp_adapter.compiled.handlers import HandlerPlan, Layer
 from mcp_adapter.compiled.lifespan import CompiledLifespan
+from mcp_adapter.compiled.resolvers import ResolverPlan, in_order
 from mcp_adapter.declare.components import DEFAULT_THREADS, PromptArgument
 from mcp_adapter.errors import McpAdapterError
 from schemas import Contract
@@ -93,14 +94,21 @@ class CompiledComponent:
     """Handler, construction, services, hooks and the services middleware layers take all
     sync: the call's scope, services, hooks, handler and finalizers run on one worker
     thread (its async middleware layers on the loop; ``dispatch.modes``)."""
+    inputs: tuple[ResolverPlan, ...] = field(init=False, repr=False)
+    """Every resolver its handler takes (``Annotated[T, Resolve(fn)]``), dependencies first:
+    the input phase of a call (empty, and free, for a component that asks nothing)."""
     borrows: bool = field(init=False, repr=False)
     """A call borrows a worker thread for its whole run (``dispatch.threads.Worker``): a
     thread-bound component with middleware or a timeout, or a sync handler with a timeout."""
 
     def __post_init__(self) -> None:
         layers = [layer.plan for layer in self.middleware]
+        inputs = in_order([self.handler]) if self.handler.resolved else ()
+        object.__setattr__(self, "inputs", inputs)
+        resolving = [resolver.plan for resolver in inputs]
         needs = (
-            self.handler.needs_request
+            bool(inputs)
+            or self.handler.needs_request
             or self.hooks.needs_request
             or bool(self.build_contexts)
             or any(plan.needs_request for plan in layers)
@@ -116,6 +124,7 @@ class CompiledComponent:
             and not self.build_is_async
             and (self.hooks.sync or not self.hooks.any)
             and not any(plan.async_services for plan in layers)  # layers run on the loop
+            and all(plan.sync for plan in resolving)
         )
         object.__setattr__(self, "thread_bound", bound)
         timed = self.timeout is not None
@@ -125,6 +134,7 @@ class CompiledComponent:
         object.__setattr__(self, "borrows", borrows)
         plans = [self.handler, *self.hooks.plans]
         plans.extend(layers)
+        plans.extend(resolving)
         http = any(p.http_requests or HttpRequest in p.contexts for p in plans)
         object.__setattr__(self, "needs_http", http or HttpRequest in self.build_contexts)
         contexts = self.build_contexts.union(*(p.contexts for p in plans))

@@ -24,7 +24,6 @@ from mcp_adapter.compiled.context import RequestValues
 from mcp_adapter.compiled.handlers import Offload
 from mcp_adapter.declare.middleware import Call, RequestCall
 from mcp_adapter.declare.request import McpRequest, Transport, freeze
-from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.dispatch import telemetry
 from mcp_adapter.dispatch.cache_hints import page_hints
 from mcp_adapter.dispatch.chain import through
@@ -45,7 +44,8 @@ from mcp_adapter.errors import (
     refused,
     unknown,
 )
-from mcp_adapter.input.asking import elicit
+from mcp_adapter.input.asking import Asked, answered
+from mcp_adapter.input.resolution import Retry
 from mcp_adapter.interrupts import cancelled_for_real
 from mcp_adapter.sdk_compat import connection_of
 from schemas import Contract, render, summarize
@@ -445,6 +445,7 @@ class DispatchCore:
 
         return await through(component.middleware, call, handler, scope, request, run.inject)
 
-    async def elicit(self, ctx: Any, question: McpResponse, request: McpRequest) -> McpRequest:
-        """2025-11-25: ask the client (``input_flow.elicit``) within ``Server.input_timeout``."""
-        return await elicit(ctx, question, request, self.catalog.input_timeout)
+    async def answered(self, ctx: Any, asked: Asked) -> tuple[McpRequest, Retry]:
+        """2025-11-25: ask the client what a round asked (``input.asking.answered``), each
+        question within ``Server.input_timeout``."""
+        return await answered(ctx, asked, self.catalog.input_timeout)
