@@ -15,18 +15,18 @@ from container import Container
 from mcp_adapter import (
     AcceptedElicitation,
     Catalog,
-    McpExtension,
-    Platform,
-    tool,
     CompileError,
     Elicit,
     ElicitationResult,
+    McpExtension,
     McpRequest,
     McpResponse,
+    Platform,
     Resolve,
     Server,
     Tool,
     compile_server,
+    tool,
 )
 from mcp_adapter.extensions import ToolSpec
 from mcp_adapter.testing import McpTestClient
@@ -181,8 +181,10 @@ async def test_declined_with_a_plain_parameter_is_a_tool_error_naming_it(
         result = await sdk.call_tool("delete", {"folder": "inbox"})
     assert result.is_error
     (text,) = texts(result)
-    assert "'confirm'" in text and action in text
-    assert notes.handled == 0 and notes.deleted == []
+    assert "'confirm'" in text
+    assert action in text
+    assert notes.handled == 0
+    assert notes.deleted == []
 
 
 @pytest.mark.parametrize("mode", SDK_MODES)
@@ -210,7 +212,8 @@ async def test_2026_independent_questions_are_asked_together() -> None:
     catalog, container, notes = desk()
     client = McpTestClient(container, catalog, capabilities=FORM)
     first = (await client.tool("book", {"folder": "work"})).assertOk().result
-    assert first is not None and first["resultType"] == "input_required"
+    assert first is not None
+    assert first["resultType"] == "input_required"
     keys = sorted(first["inputRequests"])
     assert keys == sorted([f"{__name__}:confirm_booking", f"{__name__}:pick_seat"])
     assert notes.handled == 0
