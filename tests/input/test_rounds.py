@@ -268,7 +268,7 @@ async def test_a_call_that_never_stops_asking_is_stopped() -> None:
     assert "rounds" in result["content"][0]["text"]
 
 
-# -- 2025-11-25: a thread-bound call ----------------------------------------------------------------
+# -- 2025-11-25: a thread-bound call ---------------------------------------------------------
 
 
 @pytest.mark.parametrize("mode", SDK_MODES)
