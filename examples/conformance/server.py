@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 import anyio
 from examples.conformance.fixtures import PNG, WAV
+from examples.conformance.inputs import INPUT_TOOLS
 from mcp import types
 from mcp.server.caching import CacheHint
 from pydantic import ConfigDict, Field
@@ -528,6 +529,7 @@ class ConformanceServer(Server):
         JsonSchema2020Tool,
         HeaderTool,
         ReconnectionTool,
+        *INPUT_TOOLS,
     )
     resources = (StaticTextResource, StaticBinaryResource, WatchedResource, TemplateDataResource)
     prompts = (SimplePrompt, PromptWithArguments, PromptWithEmbeddedResource, PromptWithImage)

@@ -22,7 +22,7 @@ from examples.conformance import suite
 from tests import needs
 from tests.serving.harness import serve_process
 
-INPUT_REQUESTS = "input requests (2026-07-28 input_required results) are not served yet"
+INPUT_REQUESTS = "input requests from prompts (prompts/get input_required) are not served yet"
 TASKS = "the tasks extension (io.modelcontextprotocol/tasks) is not served yet"
 
 PASSING: dict[str, frozenset[str]] = {
@@ -92,6 +92,16 @@ PASSING: dict[str, frozenset[str]] = {
             "input-required-result-unsupported-methods",
             "input-required-result-ignore-extra-params",
             "input-required-result-validate-input",
+            "server-stateless",
+            "input-required-result-basic-elicitation",
+            "input-required-result-basic-sampling",
+            "input-required-result-basic-list-roots",
+            "input-required-result-request-state",
+            "input-required-result-multiple-input-requests",
+            "input-required-result-multi-round",
+            "input-required-result-result-type",
+            "input-required-result-tampered-state",
+            "input-required-result-capability-check",
             # not scored for 2026-07-28 (an extension, or pending), passed all the same
             "tasks-status-notifications",
             "json-schema-2020-12",
@@ -104,19 +114,7 @@ PASSING: dict[str, frozenset[str]] = {
 FAILING: dict[str, dict[str, str]] = {
     "2025-11-25": {},
     "2026-07-28": {
-        "server-stateless": INPUT_REQUESTS
-        + ": its checks call test_missing_capability (-32021 for an undeclared client"
-        " capability) and test_streaming_elicitation; its subscription and logging checks pass",
-        "input-required-result-basic-elicitation": INPUT_REQUESTS,
-        "input-required-result-basic-sampling": INPUT_REQUESTS,
-        "input-required-result-basic-list-roots": INPUT_REQUESTS,
-        "input-required-result-request-state": INPUT_REQUESTS,
-        "input-required-result-multiple-input-requests": INPUT_REQUESTS,
-        "input-required-result-multi-round": INPUT_REQUESTS,
         "input-required-result-non-tool-request": INPUT_REQUESTS,
-        "input-required-result-result-type": INPUT_REQUESTS,
-        "input-required-result-tampered-state": INPUT_REQUESTS,
-        "input-required-result-capability-check": INPUT_REQUESTS,
         "tasks-lifecycle": TASKS,
         "tasks-capability-negotiation": TASKS,
         "tasks-wire-fields": TASKS,
