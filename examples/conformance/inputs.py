@@ -16,6 +16,7 @@ from mcp_adapter import (
     ListRoots,
     McpRequest,
     McpResponse,
+    Prompt,
     Resolve,
     Sample,
     Tool,
@@ -199,6 +200,14 @@ class StreamingElicitationTool(Tool):
 
     async def handle(self, name: Annotated[Name, Resolve(user_name)]) -> McpResponse:
         return McpResponse.text(f"Hello, {name.name}!")
+
+
+class InputPrompt(Prompt):
+    name = "test_input_required_result_prompt"
+    description = "A prompt that asks the user for its context first."
+
+    async def handle(self, context: Annotated[Context, Resolve(user_context)]) -> McpResponse:
+        return McpResponse.text(f"Write with this context: {context.context}")
 
 
 INPUT_TOOLS = (

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import anyio
 from examples.conformance.fixtures import PNG, WAV
-from examples.conformance.inputs import INPUT_TOOLS
+from examples.conformance.inputs import INPUT_TOOLS, InputPrompt
 from mcp import types
 from mcp.server.caching import CacheHint
 from pydantic import ConfigDict, Field
@@ -532,7 +532,13 @@ class ConformanceServer(Server):
         *INPUT_TOOLS,
     )
     resources = (StaticTextResource, StaticBinaryResource, WatchedResource, TemplateDataResource)
-    prompts = (SimplePrompt, PromptWithArguments, PromptWithEmbeddedResource, PromptWithImage)
+    prompts = (
+        SimplePrompt,
+        PromptWithArguments,
+        PromptWithEmbeddedResource,
+        PromptWithImage,
+        InputPrompt,
+    )
     cache_hints = {  # noqa: RUF012 - what every listing and read says of its freshness
         "tools/list": CacheHint(ttl_ms=300_000, scope="public"),
         "prompts/list": CacheHint(ttl_ms=300_000, scope="public"),

@@ -22,7 +22,6 @@ from examples.conformance import suite
 from tests import needs
 from tests.serving.harness import serve_process
 
-INPUT_REQUESTS = "input requests from prompts (prompts/get input_required) are not served yet"
 TASKS = "the tasks extension (io.modelcontextprotocol/tasks) is not served yet"
 
 PASSING: dict[str, frozenset[str]] = {
@@ -102,6 +101,7 @@ PASSING: dict[str, frozenset[str]] = {
             "input-required-result-result-type",
             "input-required-result-tampered-state",
             "input-required-result-capability-check",
+            "input-required-result-non-tool-request",
             # not scored for 2026-07-28 (an extension, or pending), passed all the same
             "tasks-status-notifications",
             "json-schema-2020-12",
@@ -114,7 +114,6 @@ PASSING: dict[str, frozenset[str]] = {
 FAILING: dict[str, dict[str, str]] = {
     "2025-11-25": {},
     "2026-07-28": {
-        "input-required-result-non-tool-request": INPUT_REQUESTS,
         "tasks-lifecycle": TASKS,
         "tasks-capability-negotiation": TASKS,
         "tasks-wire-fields": TASKS,
@@ -170,9 +169,9 @@ def test_each_revisions_requirements_pass_but_the_known_gaps(
     )
 
 
-def test_the_known_gaps_are_input_requests_and_tasks_only() -> None:
+def test_the_known_gaps_are_tasks_only() -> None:
     reasons = {reason.split(":")[0] for gaps in FAILING.values() for reason in gaps.values()}
-    assert reasons == {INPUT_REQUESTS, TASKS}
+    assert reasons == {TASKS}
 
 
 @pytest.mark.parametrize(

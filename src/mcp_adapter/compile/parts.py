@@ -17,7 +17,7 @@ from typing import Any
 from mcp.server.caching import CacheHint
 
 from container import EMPTY, Container, Problem
-from mcp_adapter.compile.handlers import plan_function, plan_handler
+from mcp_adapter.compile.handlers import NO_RESOLVERS_HERE, plan_function, plan_handler
 from mcp_adapter.compile.middleware import is_async_callable, plan_layers
 from mcp_adapter.compiled import context as context_values
 from mcp_adapter.compiled.catalog import Hooks
@@ -70,6 +70,11 @@ def builder(cls: type, container: Container, problems: list[Problem]) -> tuple[A
     return container.builder(cls), False
 
 
+HIDDEN_NEVER_ASKS = (
+    "it decides whether the component exists for this caller, and a hidden component must never ask"
+)
+
+
 def class_hooks(
     cls: type, kind: str, name: str, container: Container, problems: list[Problem]
 ) -> Hooks:
@@ -77,7 +82,8 @@ def class_hooks(
     methods, planned."""
     plans: dict[str, HandlerPlan | None] = {}
     for hook in (SHOULD_REGISTER, AUTHORIZE):
-        plan, found = plan_handler(cls, hook, container, optional=True)
+        why = HIDDEN_NEVER_ASKS if hook == SHOULD_REGISTER else NO_RESOLVERS_HERE
+        plan, found = plan_handler(cls, hook, container, optional=True, why=why)
         problems.extend(found)
         plans[hook] = plan
     own = Hooks(should_register=_one(plans[SHOULD_REGISTER]), authorize=_one(plans[AUTHORIZE]))
@@ -141,7 +147,8 @@ def policy_hooks(policies: Any, where: str, container: Container, problems: list
 def _hook_plan(
     hook: Callable[..., Any], where: str, container: Container, problems: list[Problem]
 ) -> HandlerPlan | None:
-    plan, found = plan_function(hook, container, label=qualname(hook))
+    why = HIDDEN_NEVER_ASKS if where.startswith("should_register") else NO_RESOLVERS_HERE
+    plan, found = plan_function(hook, container, label=qualname(hook), why=why)
     problems.extend(dataclasses.replace(each, path=(where, *each.path)) for each in found)
     return None if plan is None else dataclasses.replace(plan, is_async=is_async_callable(hook))
 

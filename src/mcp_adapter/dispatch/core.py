@@ -45,7 +45,7 @@ from mcp_adapter.errors import (
     unknown,
 )
 from mcp_adapter.input.asking import Asked, answered
-from mcp_adapter.input.resolution import Retry
+from mcp_adapter.input.resolution import MAX_INPUT_ROUNDS, Retry
 from mcp_adapter.interrupts import cancelled_for_real
 from mcp_adapter.sdk_compat import connection_of
 from schemas import Contract, render, summarize
@@ -427,9 +427,11 @@ class DispatchCore:
         instance: Any,
         scope: Scope,
         request: McpRequest | None,
+        resolved: Mapping[str, Any] | None = None,
     ) -> Any:
         """A resource's or prompt's handler through its middleware; changed arguments are
-        converted to their declared types again (a value they refuse is a failure)."""
+        converted to their declared types again (a value they refuse is a failure);
+        ``resolved``: the values of its resolved parameters (never shown to middleware)."""
         given = call.arguments
 
         async def handler(changed: Call) -> Any:
@@ -439,11 +441,39 @@ class DispatchCore:
                 for name, contract in component.converters.items():
                     if name in values:
                         values[name] = contract.validate(values[name])
+            if resolved:
+                values.update(resolved)
             return await run.call(
                 component.handler, instance, scope, request, None, values, self.threads
             )
 
         return await through(component.middleware, call, handler, scope, request, run.inject)
+
+    async def _rounds(
+        self,
+        ctx: Any,
+        what: str,
+        request: McpRequest | None,
+        one: Callable[[McpRequest | None, Retry | None], Awaitable[Any]],
+    ) -> Any:
+        """A resource read or a prompt, round after round while it asks a 2025-11-25 client
+        (each round in a scope of its own; the question goes out between them, here)."""
+        outcome = await one(request, None)
+        rounds = 1
+        while isinstance(outcome, Asked):
+            if rounds == MAX_INPUT_ROUNDS:
+                raise RuntimeError(f"{what} asked for input {MAX_INPUT_ROUNDS} times")
+            try:
+                request, retry = await self.answered(ctx, outcome)
+            except TimeoutError:
+                seconds = self.catalog.input_timeout
+                raise MCPError(
+                    types.INTERNAL_ERROR,
+                    f"The client did not answer the request for input within {seconds:g} s",
+                ) from None
+            outcome = await one(request, retry)
+            rounds += 1
+        return outcome
 
     async def answered(self, ctx: Any, asked: Asked) -> tuple[McpRequest, Retry]:
         """2025-11-25: ask the client what a round asked (``input.asking.answered``), each

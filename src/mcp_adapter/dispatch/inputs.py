@@ -19,12 +19,20 @@ from mcp import types
 from mcp_adapter.compiled.catalog import CompiledComponent
 from mcp_adapter.compiled.handlers import Offload
 from mcp_adapter.declare.request import McpRequest
-from mcp_adapter.dispatch.snapshot import is_modern
+from mcp_adapter.dispatch.snapshot import is_modern, supports_elicitation
 from mcp_adapter.errors import ToolError
-from mcp_adapter.input.asking import Asked, input_required, send
+from mcp_adapter.input.asking import (
+    Asked,
+    asking,
+    input_required,
+    missing_elicitation,
+    no_back_channel,
+    send,
+)
 from mcp_adapter.input.resolution import (
     FIRST,
     MAX_INPUT_ROUNDS,
+    NO_ROUND_STATE,
     Asker,
     Resolution,
     Retry,
@@ -75,3 +83,24 @@ async def resolve_inputs(
     if modern:
         return input_required(None, progress, asker.pending)
     return Asked(None, request, dict(asker.pending), progress)
+
+
+def handler_asked(
+    outcome: Any, ctx: Any, request: McpRequest, inputs: Resolution | None
+) -> types.InputRequiredResult | Asked | None:
+    """The question a handler returned (``McpResponse.elicit``), as this era asks it: an
+    ``input_required`` result, or an ``Asked`` for the loop once the round has closed its
+    scope (2025-11-25); ``None`` when it asked nothing. The resolvers' answers so far
+    travel with it, so they are not asked again."""
+    question = asking(outcome)
+    if question is None:
+        return None
+    modern = is_modern(ctx)
+    if not modern and not ctx.session.can_send_request:
+        raise no_back_channel()
+    if not supports_elicitation(request):
+        raise missing_elicitation()
+    progress = inputs.asker.progress() if inputs is not None else None
+    if modern:
+        return input_required(question, progress)
+    return Asked(question, request, progress=progress or NO_ROUND_STATE)

@@ -22,7 +22,7 @@ from mcp_adapter.dispatch.cache_hints import hinted
 from mcp_adapter.dispatch.chain import through
 from mcp_adapter.dispatch.core import DispatchCore, Given, Mode
 from mcp_adapter.dispatch.inflight import Place
-from mcp_adapter.dispatch.inputs import resolve_inputs
+from mcp_adapter.dispatch.inputs import handler_asked, resolve_inputs
 from mcp_adapter.dispatch.modes import drive
 from mcp_adapter.dispatch.paging import next_cursor, page_index
 from mcp_adapter.dispatch.results import (
@@ -32,7 +32,7 @@ from mcp_adapter.dispatch.results import (
     invalid_arguments,
     timed_out,
 )
-from mcp_adapter.dispatch.snapshot import is_modern, supports_elicitation
+from mcp_adapter.dispatch.snapshot import is_modern
 from mcp_adapter.dispatch.telemetry import Tracing
 from mcp_adapter.errors import (
     Refusal,
@@ -40,14 +40,8 @@ from mcp_adapter.errors import (
     refused,
     unknown,
 )
-from mcp_adapter.input.asking import (
-    Asked,
-    asking,
-    input_required,
-    missing_elicitation,
-    no_back_channel,
-)
-from mcp_adapter.input.resolution import MAX_INPUT_ROUNDS, NO_ROUND_STATE, Resolution, Retry
+from mcp_adapter.input.asking import Asked
+from mcp_adapter.input.resolution import MAX_INPUT_ROUNDS, Resolution, Retry
 from mcp_adapter.interrupts import cancelled_for_real
 
 
@@ -242,19 +236,9 @@ class ToolCalls(DispatchCore):
                 )
             if tool.convert is not None:  # a function tool's plain value becomes a result
                 outcome = tool.convert(outcome)
-            question = asking(outcome)
-            if question is not None:
-                current = request or self.request(ctx)
-                modern = is_modern(ctx)
-                if not modern and not ctx.session.can_send_request:
-                    raise no_back_channel()
-                if not supports_elicitation(current):
-                    raise missing_elicitation()
-                progress = inputs.asker.progress() if inputs is not None else None
-                if modern:
-                    return input_required(question, progress)
-                # asked on the loop, once this scope is closed
-                return Asked(question, current, progress=progress or NO_ROUND_STATE)
+            asked = handler_asked(outcome, ctx, request or self.request(ctx), inputs)
+            if asked is not None:
+                return asked  # 2025-11-25: asked on the loop, once this scope is closed
             return run.tool_result(
                 outcome, owner=tool.cls.__qualname__, output=tool.output, modern=is_modern(ctx)
             )

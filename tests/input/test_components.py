@@ -1,0 +1,147 @@
+"""Resources and prompts take resolved parameters too, in both eras; hooks that decide
+whether a component exists cannot."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import pytest
+from mcp import types
+
+from container import Container
+from mcp_adapter import (
+    CompileError,
+    Elicit,
+    McpResponse,
+    Prompt,
+    PromptArgument,
+    Resolve,
+    Resource,
+    Server,
+    Tool,
+    compile_server,
+)
+from schemas import Schema
+from tests.components.support import SDK_MODES, sdk_client
+
+pytestmark = pytest.mark.anyio
+
+
+class Tone(Schema):
+    tone: str
+
+
+class Ledger:
+    def __init__(self) -> None:
+        self.handled: list[str] = []
+
+
+async def ask_tone(topic: str) -> Elicit[Tone]:
+    """Takes the prompt's argument by name."""
+    return Elicit(f"Which tone for {topic}?", Tone)
+
+
+def ask_tone_for_note(id: str) -> Elicit[Tone]:
+    """Sync, and takes the resource's URI variable by name."""
+    return Elicit(f"Which tone for note {id}?", Tone)
+
+
+class TonePrompt(Prompt):
+    name = "tone"
+    arguments = (PromptArgument(name="topic", required=True),)
+
+    async def handle(
+        self, topic: str, ledger: Ledger, tone: Annotated[Tone, Resolve(ask_tone)]
+    ) -> McpResponse:
+        ledger.handled.append("prompt")
+        return McpResponse.text(f"Write about {topic} in a {tone.tone} tone")
+
+
+class NoteResource(Resource):
+    """Everything sync: a thread-bound read, which asks without holding its thread."""
+
+    name = "note"
+    uri_template = "notes://{id}"
+
+    def handle(
+        self, id: str, ledger: Ledger, tone: Annotated[Tone, Resolve(ask_tone_for_note)]
+    ) -> McpResponse:
+        ledger.handled.append("resource")
+        return McpResponse.text(f"note {id}, {tone.tone}")
+
+
+class Writing(Server):
+    prompts = (TonePrompt,)
+    resources = (NoteResource,)
+
+
+def writing() -> tuple[Container, Ledger]:
+    container = Container()
+    ledger = Ledger()
+    container.instance(Ledger, ledger)
+    return container, ledger
+
+
+async def answer(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+    return types.ElicitResult(action="accept", content={"tone": "dry"})
+
+
+@pytest.mark.parametrize("mode", SDK_MODES)
+async def test_a_prompt_with_a_resolver(mode: str) -> None:
+    container, ledger = writing()
+    async with sdk_client(Writing, container, mode, elicitation_callback=answer) as sdk:
+        result = await sdk.get_prompt("tone", {"topic": "tea"})
+    (message,) = result.messages
+    assert message.content == types.TextContent(type="text", text="Write about tea in a dry tone")
+    assert ledger.handled == ["prompt"]
+
+
+@pytest.mark.parametrize("mode", SDK_MODES)
+async def test_a_thread_bound_resource_with_a_resolver(mode: str) -> None:
+    container, ledger = writing()
+    assert compile_server(Writing, container).templates[0].thread_bound
+    async with sdk_client(Writing, container, mode, elicitation_callback=answer) as sdk:
+        result = await sdk.read_resource("notes://7")
+    (contents,) = result.contents
+    assert isinstance(contents, types.TextResourceContents)
+    assert contents.text == "note 7, dry"
+    assert ledger.handled == ["resource"]
+
+
+@pytest.mark.parametrize("mode", SDK_MODES)
+async def test_a_declined_prompt_question_is_an_error_naming_the_parameter(mode: str) -> None:
+    container, ledger = writing()
+
+    async def decline(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="decline")
+
+    async with sdk_client(Writing, container, mode, elicitation_callback=decline) as sdk:
+        with pytest.raises(Exception) as raised:
+            await sdk.get_prompt("tone", {"topic": "tea"})
+    assert "'tone'" in str(raised.value)
+    assert ledger.handled == []
+
+
+async def ask_anything() -> Elicit[Tone]:
+    return Elicit("?", Tone)
+
+
+class HiddenAsker(Tool):
+    name = "hidden"
+
+    def shouldRegister(self, tone: Annotated[Tone, Resolve(ask_anything)]) -> bool:
+        return True
+
+    async def handle(self) -> McpResponse:
+        return McpResponse.text("never")
+
+
+def test_should_register_cannot_ask() -> None:
+    class S(Server):
+        tools = (HiddenAsker,)
+
+    with pytest.raises(CompileError) as caught:
+        compile_server(S, Container())
+    text = str(caught.value)
+    assert "HiddenAsker.shouldRegister(tone)" in text
+    assert "a hidden component must never ask" in text
