@@ -145,3 +145,58 @@ def test_should_register_cannot_ask() -> None:
     text = str(caught.value)
     assert "HiddenAsker.shouldRegister(tone)" in text
     assert "a hidden component must never ask" in text
+
+
+# -- authorize with the answers -------------------------------------------------------------------
+
+
+class Pin(Schema):
+    pin: str
+
+
+async def ask_pin() -> Elicit[Pin]:
+    return Elicit("Your PIN?", Pin)
+
+
+class VaultTool(Tool):
+    """``authorize`` takes the answer; the handler takes the same one (asked once)."""
+
+    name = "vault"
+
+    def authorize(self, pin: Annotated[Pin, Resolve(ask_pin)], ledger: Ledger) -> bool:
+        ledger.handled.append(f"authorize {pin.pin}")
+        return pin.pin == "1234"
+
+    async def handle(self, ledger: Ledger, pin: Annotated[Pin, Resolve(ask_pin)]) -> McpResponse:
+        ledger.handled.append("vault")
+        return McpResponse.text("opened")
+
+
+class Vault(Server):
+    tools = (VaultTool,)
+
+
+@pytest.mark.parametrize("mode", SDK_MODES)
+@pytest.mark.parametrize(("pin", "opened"), [("1234", True), ("0000", False)])
+async def test_authorize_is_asked_with_the_answers(mode: str, pin: str, opened: bool) -> None:
+    container, ledger = writing()
+    asked: list[str] = []
+
+    async def answer_pin(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"pin": pin})
+
+    async with sdk_client(Vault, container, mode, elicitation_callback=answer_pin) as sdk:
+        listed = await sdk.list_tools()
+        assert [tool.name for tool in listed.tools] == ["vault"]  # a listing cannot ask
+        if opened:
+            result = await sdk.call_tool("vault", {})
+            assert [c.text for c in result.content if isinstance(c, types.TextContent)] == [
+                "opened"
+            ]
+        else:
+            with pytest.raises(Exception) as raised:
+                await sdk.call_tool("vault", {})
+            assert "Not authorized" in str(raised.value)
+    assert asked == ["Your PIN?"]
+    assert ledger.handled == [f"authorize {pin}", "vault"] if opened else [f"authorize {pin}"]

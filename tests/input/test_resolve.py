@@ -324,3 +324,30 @@ def test_several_question_arms_are_a_compile_problem() -> None:
     with pytest.raises(CompileError) as caught:
         Platform([Two()]).compile(Container())
     assert "a resolver asks one question" in str(caught.value)
+
+
+def allow_when_confirmed(confirm: Annotated[Confirm, Resolve(confirm_booking)]) -> bool:
+    return confirm.ok
+
+
+class Guarded(McpExtension):
+    @tool(authorize=allow_when_confirmed)
+    async def guarded(
+        self, folder: str, confirm: Annotated[Confirm, Resolve(confirm_booking)]
+    ) -> str:
+        return f"guarded {folder}"
+
+
+@pytest.mark.parametrize("mode", SDK_MODES)
+@pytest.mark.parametrize("ok", [True, False])
+async def test_a_function_tools_authorize_takes_the_answer(mode: str, ok: bool) -> None:
+    container = Container()
+    catalog = Platform([Guarded()]).compile(container)
+    elicit, asked = answering({"when": "Delete", "action": "accept", "content": {"ok": ok}})
+    async with sdk_client(catalog, container, mode, elicitation_callback=elicit) as sdk:
+        if ok:
+            assert texts(await sdk.call_tool("guarded", {"folder": "a"})) == ["guarded a"]
+        else:
+            with pytest.raises(Exception, match="Not authorized"):
+                await sdk.call_tool("guarded", {"folder": "a"})
+    assert len(asked) == 1

@@ -36,7 +36,10 @@ class Resolving(Protocol):
     def slot(self, param: Param, here: tuple[str, ...]) -> tuple[Slot | None, list[Problem]]: ...
 
 
-NO_RESOLVERS_HERE = "only a tool's, a resource's or a prompt's handle() and a resolver can take one"
+NO_RESOLVERS_HERE = (
+    "only a tool's, a resource's or a prompt's handle(), its authorize() hook and a resolver "
+    "can take one"
+)
 
 
 def is_resolved(param: Param) -> bool:

@@ -35,7 +35,7 @@ def compile_prompt(
         cls, "handle", container, argument_names=names, resolvers=resolvers
     )
     problems.extend(found)
-    parts = class_parts(cls, "prompt", name, container, problems)
+    parts = class_parts(cls, "prompt", name, container, problems, resolvers)
     completion = completion_plan(cls, container, problems)
     if handler is not None:
         unreceived = [n for n in names if n not in handler.arguments]

@@ -77,7 +77,7 @@ def compile_resource(
         cls, "handle", container, argument_names=variables, resolvers=resolvers
     )
     problems.extend(found)
-    parts = class_parts(cls, "resource", name, container, problems)
+    parts = class_parts(cls, "resource", name, container, problems, resolvers)
     completion = completion_plan(cls, container, problems)
     if len(problems) > before or handler is None:
         return None

@@ -181,7 +181,7 @@ def compile_tool(
         cls, "handle", container, payload_type=payload_type, resolvers=resolvers
     )
     problems.extend(found)
-    parts = class_parts(cls, "tool", name, container, problems)
+    parts = class_parts(cls, "tool", name, container, problems, resolvers)
     own_toolset: Any = cls.toolset
     if own_toolset is not None:
         toolset = checked_name(own_toolset, f"{where}.toolset", problems, "toolset name")
@@ -267,16 +267,13 @@ def compile_function_tool(
     model = arguments_model(f"{name}Arguments", params, label, problems)
     names = tuple(param.name for param in params)
     arguments = (*names, *reported)
+    resolvers = Resolvers(container, argument_names=arguments)
     plan, found = plan_function(
-        handler,
-        container,
-        label=label,
-        argument_names=arguments,
-        resolvers=Resolvers(container, argument_names=arguments),
+        handler, container, label=label, argument_names=arguments, resolvers=resolvers
     )
     problems.extend(found)
     output = _output(handler, label, problems)
-    hooks = function_hooks(spec, name, container, problems)
+    hooks = function_hooks(spec, name, container, problems, resolvers)
     if governing is not None:
         hooks = hooks.within(governing)
     if len(problems) > before or plan is None or model is None:

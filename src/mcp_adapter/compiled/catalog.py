@@ -32,6 +32,9 @@ class Hooks:
 
     should_register: tuple[HandlerPlan, ...] = ()
     authorize: tuple[HandlerPlan, ...] = ()
+    answered: tuple[HandlerPlan, ...] = field(init=False)
+    """The ``authorize`` plans that take resolved parameters: asked on a call only, once the
+    input phase has their answers (a listing cannot ask, and shows the component)."""
     any: bool = field(init=False)
     """Whether there is a rule at all (decided once: read on every request)."""
     needs_request: bool = field(init=False)
@@ -41,6 +44,11 @@ class Hooks:
     """There is a rule, and every rule is a sync callable with only sync services."""
 
     def __post_init__(self) -> None:
+        answered = tuple(plan for plan in self.authorize if plan.resolved)
+        object.__setattr__(self, "answered", answered)
+        if answered:
+            plain = tuple(plan for plan in self.authorize if not plan.resolved)
+            object.__setattr__(self, "authorize", plain)
         plans = self.plans
         object.__setattr__(self, "any", bool(plans))
         object.__setattr__(self, "needs_request", any(p.needs_request for p in plans))
@@ -57,7 +65,7 @@ class Hooks:
             return self
         return Hooks(
             should_register=(*outer.should_register, *self.should_register),
-            authorize=(*outer.authorize, *self.authorize),
+            authorize=(*outer.authorize, *self.authorize, *self.answered),
         )
 
 
@@ -97,15 +105,21 @@ class CompiledComponent:
     inputs: tuple[ResolverPlan, ...] = field(init=False, repr=False)
     """Every resolver its handler takes (``Annotated[T, Resolve(fn)]``), dependencies first:
     the input phase of a call (empty, and free, for a component that asks nothing)."""
+    input_roots: tuple[tuple[str, ResolverPlan], ...] = field(init=False, repr=False)
+    """``(parameter, resolver)`` of each resolved parameter of its handler and hooks."""
     borrows: bool = field(init=False, repr=False)
     """A call borrows a worker thread for its whole run (``dispatch.threads.Worker``): a
     thread-bound component with middleware or a timeout, or a sync handler with a timeout."""
 
     def __post_init__(self) -> None:
         layers = [layer.plan for layer in self.middleware]
-        inputs = in_order([self.handler]) if self.handler.resolved else ()
+        consumers = [self.handler, *self.hooks.answered]
+        inputs = in_order(consumers) if any(plan.resolved for plan in consumers) else ()
         object.__setattr__(self, "inputs", inputs)
+        roots = tuple((name, resolver) for plan in consumers for name, resolver, _ in plan.resolved)
+        object.__setattr__(self, "input_roots", roots)
         resolving = [resolver.plan for resolver in inputs]
+        resolving.extend(self.hooks.answered)
         needs = (
             bool(inputs)
             or self.handler.needs_request

@@ -71,8 +71,7 @@ async def resolve_inputs(
         return await run.call(plan, None, scope, request, payload, kwargs, threads)
 
     resolution = Resolution(invoke, asker)
-    roots = [(name, resolver) for name, resolver, _whole in component.handler.resolved]
-    if await resolution.run(roots):
+    if await resolution.run(component.input_roots):
         return resolution
     if retry.progress.rounds >= MAX_INPUT_ROUNDS:
         raise ToolError(
@@ -104,3 +103,21 @@ def handler_asked(
     if modern:
         return input_required(question, progress)
     return Asked(question, request, progress=progress or NO_ROUND_STATE)
+
+
+async def allowed_with_answers(
+    run: Any,
+    component: CompiledComponent,
+    instance: Any,
+    scope: Any,
+    request: McpRequest,
+    inputs: Resolution,
+    threads: Offload,
+) -> bool:
+    """Whether every ``authorize`` that takes resolved parameters allows the call, asked
+    with the answers (after the input phase, before any middleware and the handler)."""
+    for plan in component.hooks.answered:
+        answers = inputs.values(plan.resolved)
+        if not await run.call(plan, instance, scope, request, None, answers, threads):
+            return False
+    return True

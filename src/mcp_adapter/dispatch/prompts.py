@@ -19,11 +19,12 @@ from mcp_adapter.dispatch import stage, telemetry
 from mcp_adapter.dispatch.cache_hints import hinted
 from mcp_adapter.dispatch.chain import through
 from mcp_adapter.dispatch.core import DispatchCore, Given, Mode
-from mcp_adapter.dispatch.inputs import handler_asked, resolve_inputs
+from mcp_adapter.dispatch.inputs import allowed_with_answers, handler_asked, resolve_inputs
 from mcp_adapter.dispatch.paging import next_cursor, page_index
 from mcp_adapter.dispatch.telemetry import Tracing
 from mcp_adapter.errors import (
     IncidentError,
+    forbidden,
     unknown,
 )
 from mcp_adapter.input.asking import Asked
@@ -127,6 +128,13 @@ class PromptCalls(DispatchCore):
                         return found
                     inputs, resolved = found, found.values(prompt.handler.resolved)
                 instance = await run.aresolve(prompt.instance, scope)
+                if inputs is not None and prompt.hooks.answered:
+                    assert request is not None
+                    threads = self.threads
+                    if not await allowed_with_answers(
+                        run, prompt, instance, scope, request, inputs, threads
+                    ):
+                        raise forbidden("prompt", prompt.name)
                 if prompt.middleware:
                     call = Call(prompt.name, MappingProxyType(arguments), "prompts/get")
                     outcome = await self._named_chain(

@@ -18,7 +18,7 @@ from mcp_adapter.dispatch import stage, telemetry
 from mcp_adapter.dispatch.cache_hints import combined, hinted
 from mcp_adapter.dispatch.core import DispatchCore, Given, Mode
 from mcp_adapter.dispatch.inflight import Place
-from mcp_adapter.dispatch.inputs import handler_asked, resolve_inputs
+from mcp_adapter.dispatch.inputs import allowed_with_answers, handler_asked, resolve_inputs
 from mcp_adapter.dispatch.paging import next_cursor, page_index
 from mcp_adapter.dispatch.snapshot import is_modern
 from mcp_adapter.dispatch.telemetry import Tracing
@@ -231,6 +231,13 @@ class ResourceReads(DispatchCore):
                             return found
                         inputs, resolved = found, found.values(resource.handler.resolved)
                     instance = await run.aresolve(resource.instance, scope)
+                    if inputs is not None and resource.hooks.answered:
+                        assert request is not None
+                        allowed = await allowed_with_answers(
+                            run, resource, instance, scope, request, inputs, self.threads
+                        )
+                        if not allowed:
+                            raise forbidden("resource", resource.name)
                     if resource.middleware:
                         call = Call(
                             uri,

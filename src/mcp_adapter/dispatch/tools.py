@@ -22,7 +22,7 @@ from mcp_adapter.dispatch.cache_hints import hinted
 from mcp_adapter.dispatch.chain import through
 from mcp_adapter.dispatch.core import DispatchCore, Given, Mode
 from mcp_adapter.dispatch.inflight import Place
-from mcp_adapter.dispatch.inputs import handler_asked, resolve_inputs
+from mcp_adapter.dispatch.inputs import allowed_with_answers, handler_asked, resolve_inputs
 from mcp_adapter.dispatch.modes import drive
 from mcp_adapter.dispatch.paging import next_cursor, page_index
 from mcp_adapter.dispatch.results import (
@@ -37,6 +37,7 @@ from mcp_adapter.dispatch.telemetry import Tracing
 from mcp_adapter.errors import (
     Refusal,
     ToolError,
+    forbidden,
     refused,
     unknown,
 )
@@ -223,6 +224,13 @@ class ToolCalls(DispatchCore):
                 instance = await run.aresolve(tool.build, scope)
             else:
                 instance = run.resolve(tool.build, scope)
+            if inputs is not None and tool.hooks.answered:
+                assert request is not None
+                threads = self.threads
+                if not await allowed_with_answers(
+                    run, tool, instance, scope, request, inputs, threads
+                ):
+                    raise forbidden("tool", tool.name)
             if tool.middleware:
                 outcome = await self._tool_chain(
                     run, tool, instance, scope, request, payload, inputs
