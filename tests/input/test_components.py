@@ -10,17 +10,22 @@ from mcp import types
 
 from container import Container
 from mcp_adapter import (
+    Call,
     CompileError,
     Elicit,
     McpResponse,
+    Next,
     Prompt,
     PromptArgument,
+    RequestCall,
     Resolve,
     Resource,
     Server,
     Tool,
     compile_server,
+    request_stage,
 )
+from mcp_adapter.testing import McpTestClient
 from schemas import Schema
 from tests.components.support import SDK_MODES, sdk_client
 
@@ -200,3 +205,78 @@ async def test_authorize_is_asked_with_the_answers(mode: str, pin: str, opened: 
             assert "Not authorized" in str(raised.value)
     assert asked == ["Your PIN?"]
     assert ledger.handled == [f"authorize {pin}", "vault"] if opened else [f"authorize {pin}"]
+
+
+# -- call-stage middleware ------------------------------------------------------------------------
+
+
+class Reason(Schema):
+    reason: str
+
+
+async def ask_reason() -> Elicit[Reason]:
+    return Elicit("Why?", Reason)
+
+
+async def audited(
+    call: Call, call_next: Next, ledger: Ledger, reason: Annotated[Reason, Resolve(ask_reason)]
+) -> Any:
+    """A call-stage layer that takes an answer: asked in the same round as the handler's."""
+    ledger.handled.append(f"audit {call.name}: {reason.reason}")
+    return await call_next(call)
+
+
+class AuditedTool(Tool):
+    name = "audited"
+    middleware = (audited,)
+
+    async def handle(self, ledger: Ledger, pin: Annotated[Pin, Resolve(ask_pin)]) -> McpResponse:
+        ledger.handled.append(f"handle {pin.pin}")
+        return McpResponse.text("done")
+
+
+class Audited(Server):
+    tools = (AuditedTool,)
+
+
+@pytest.mark.parametrize("mode", SDK_MODES)
+async def test_a_call_stage_layer_takes_an_answer(mode: str) -> None:
+    container, ledger = writing()
+    asked: list[str] = []
+
+    async def reply(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        content = {"reason": "cleanup"} if params.message == "Why?" else {"pin": "9"}
+        return types.ElicitResult(action="accept", content=content)
+
+    async with sdk_client(Audited, container, mode, elicitation_callback=reply) as sdk:
+        result = await sdk.call_tool("audited", {})
+    assert not result.is_error
+    assert sorted(asked) == ["Why?", "Your PIN?"]
+    assert ledger.handled == ["audit audited: cleanup", "handle 9"]
+
+
+async def test_2026_the_layers_question_joins_the_handlers_round() -> None:
+    container, _ = writing()
+    client = McpTestClient(container, Audited, capabilities={"elicitation": {}})
+    first = (await client.tool("audited")).result
+    assert first is not None
+    assert sorted(first["inputRequests"]) == [f"{__name__}:ask_pin", f"{__name__}:ask_reason"]
+
+
+@request_stage
+async def asks_too_early(
+    call: RequestCall, call_next: Next, reason: Annotated[Reason, Resolve(ask_reason)]
+) -> Any:
+    return await call_next(call)
+
+
+def test_a_request_stage_layer_cannot_ask() -> None:
+    class Early(Server):
+        tools = (AuditedTool,)
+        middleware = (asks_too_early,)
+
+    with pytest.raises(CompileError) as caught:
+        compile_server(Early, Container())
+    assert "asks_too_early(reason)" in str(caught.value)
+    assert "runs before the component is known" in str(caught.value)

@@ -114,6 +114,7 @@ class CompiledComponent:
     def __post_init__(self) -> None:
         layers = [layer.plan for layer in self.middleware]
         consumers = [self.handler, *self.hooks.answered]
+        consumers.extend(layer.plan for layer in self.middleware if layer.plan.resolved)
         inputs = in_order(consumers) if any(plan.resolved for plan in consumers) else ()
         object.__setattr__(self, "inputs", inputs)
         roots = tuple((name, resolver) for plan in consumers for name, resolver, _ in plan.resolved)

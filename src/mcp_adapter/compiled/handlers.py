@@ -200,5 +200,11 @@ class Layer:
 
     def __post_init__(self) -> None:
         plan = self.plan
-        injects = bool(plan.services or plan.async_services or plan.requests or plan.http_requests)
+        injects = bool(
+            plan.services
+            or plan.async_services
+            or plan.requests
+            or plan.http_requests
+            or plan.resolved
+        )
         object.__setattr__(self, "injects", injects)

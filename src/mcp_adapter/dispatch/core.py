@@ -28,6 +28,7 @@ from mcp_adapter.dispatch import telemetry
 from mcp_adapter.dispatch.cache_hints import page_hints
 from mcp_adapter.dispatch.chain import through
 from mcp_adapter.dispatch.inflight import CallsInFlight, Place
+from mcp_adapter.dispatch.inputs import injecting
 from mcp_adapter.dispatch.modes import OnLoop, OnLoopWithWorker, OnThread, OnWorker, drive
 from mcp_adapter.dispatch.paging import paginate, visible_all
 from mcp_adapter.dispatch.snapshot import is_modern, snapshot
@@ -45,7 +46,7 @@ from mcp_adapter.errors import (
     unknown,
 )
 from mcp_adapter.input.asking import Asked, answered
-from mcp_adapter.input.resolution import MAX_INPUT_ROUNDS, Retry
+from mcp_adapter.input.resolution import MAX_INPUT_ROUNDS, Resolution, Retry
 from mcp_adapter.interrupts import cancelled_for_real
 from mcp_adapter.sdk_compat import connection_of
 from schemas import Contract, render, summarize
@@ -427,12 +428,14 @@ class DispatchCore:
         instance: Any,
         scope: Scope,
         request: McpRequest | None,
-        resolved: Mapping[str, Any] | None = None,
+        inputs: Resolution | None = None,
     ) -> Any:
         """A resource's or prompt's handler through its middleware; changed arguments are
         converted to their declared types again (a value they refuse is a failure);
-        ``resolved``: the values of its resolved parameters (never shown to middleware)."""
+        ``inputs``: the answers of its input phase (its resolved parameters' values, never
+        shown to middleware as arguments)."""
         given = call.arguments
+        resolved = inputs.values(component.handler.resolved) if inputs is not None else None
 
         async def handler(changed: Call) -> Any:
             values = dict(given)
@@ -447,7 +450,8 @@ class DispatchCore:
                 component.handler, instance, scope, request, None, values, self.threads
             )
 
-        return await through(component.middleware, call, handler, scope, request, run.inject)
+        inject = injecting(run.inject, inputs)
+        return await through(component.middleware, call, handler, scope, request, inject)
 
     async def _rounds(
         self,

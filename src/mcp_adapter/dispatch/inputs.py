@@ -17,8 +17,9 @@ from typing import Any
 from mcp import types
 
 from mcp_adapter.compiled.catalog import CompiledComponent
-from mcp_adapter.compiled.handlers import Offload
+from mcp_adapter.compiled.handlers import HandlerPlan, Offload
 from mcp_adapter.declare.request import McpRequest
+from mcp_adapter.dispatch.chain import Injector
 from mcp_adapter.dispatch.snapshot import is_modern, supports_elicitation
 from mcp_adapter.errors import ToolError
 from mcp_adapter.input.asking import (
@@ -121,3 +122,18 @@ async def allowed_with_answers(
         if not await run.call(plan, instance, scope, request, None, answers, threads):
             return False
     return True
+
+
+def injecting(inject: Injector, inputs: Resolution | None) -> Injector:
+    """What a call-stage layer is given: its injected arguments, and the answers of its
+    resolved parameters (``inputs``, when the component has an input phase)."""
+    if inputs is None:
+        return inject
+
+    async def with_answers(plan: HandlerPlan, scope: Any, request: McpRequest | None) -> Any:
+        kwargs = await inject(plan, scope, request)
+        if plan.resolved:
+            kwargs = {**kwargs, **inputs.values(plan.resolved)}
+        return kwargs
+
+    return with_answers

@@ -138,7 +138,7 @@ class PromptCalls(DispatchCore):
                 if prompt.middleware:
                     call = Call(prompt.name, MappingProxyType(arguments), "prompts/get")
                     outcome = await self._named_chain(
-                        run, prompt, call, instance, scope, request, resolved
+                        run, prompt, call, instance, scope, request, inputs
                     )
                 else:
                     if resolved:

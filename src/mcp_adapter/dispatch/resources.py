@@ -246,7 +246,7 @@ class ResourceReads(DispatchCore):
                             component=resource.uri_template_text or resource.uri,
                         )
                         outcome = await self._named_chain(
-                            run, resource, call, instance, scope, request, resolved
+                            run, resource, call, instance, scope, request, inputs
                         )
                     else:
                         if resolved:

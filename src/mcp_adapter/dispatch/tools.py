@@ -22,7 +22,12 @@ from mcp_adapter.dispatch.cache_hints import hinted
 from mcp_adapter.dispatch.chain import through
 from mcp_adapter.dispatch.core import DispatchCore, Given, Mode
 from mcp_adapter.dispatch.inflight import Place
-from mcp_adapter.dispatch.inputs import allowed_with_answers, handler_asked, resolve_inputs
+from mcp_adapter.dispatch.inputs import (
+    allowed_with_answers,
+    handler_asked,
+    injecting,
+    resolve_inputs,
+)
 from mcp_adapter.dispatch.modes import drive
 from mcp_adapter.dispatch.paging import next_cursor, page_index
 from mcp_adapter.dispatch.results import (
@@ -291,4 +296,5 @@ class ToolCalls(DispatchCore):
             )
 
         call = Call(tool.name, given)
-        return await through(tool.middleware, call, handler, scope, request, run.inject)
+        inject = injecting(run.inject, inputs)
+        return await through(tool.middleware, call, handler, scope, request, inject)
