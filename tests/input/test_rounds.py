@@ -4,6 +4,7 @@ attacker's retries, the limits; a thread-bound call in 2025-11-25.
 
 from __future__ import annotations
 
+import inspect
 import threading
 from typing import Annotated, Any
 
@@ -12,7 +13,8 @@ from mcp import types
 
 from container import Container
 from mcp_adapter import Elicit, McpResponse, Resolve, Server, Tool, compile_server
-from mcp_adapter.input.resolution import MAX_INPUT_ROUNDS
+from mcp_adapter.input.asking import MAX_STATE_CHARS
+from mcp_adapter.input.resolution import MAX_INPUT_ROUNDS, MAX_QUESTIONS_PER_ROUND
 from mcp_adapter.testing import McpResult, McpTestClient
 from schemas import Schema
 from tests.components.support import LEGACY, SDK_MODES, sdk_client
@@ -305,3 +307,63 @@ async def test_2025_the_order_tool_asks_each_question_once() -> None:
     assert result.texts == ["3 for Ada (Ada)"]
     assert len(asked) == 3
     assert book.handled == ["order"]
+
+
+# -- limits ------------------------------------------------------------------------------------
+
+
+async def test_answers_too_large_to_carry_end_the_call() -> None:
+    container, book = shop()
+    client = McpTestClient(container, Shop, capabilities=FORM)
+    first = (await client.tool("order")).result
+    assert first is not None
+    huge = {"action": "accept", "content": {"name": "x" * (MAX_STATE_CHARS + 1)}}
+    second = (
+        await retry(client, first["requestState"], {KEY_NAME: huge, KEY_COUNT: ACCEPT_COUNT})
+    ).result
+    assert second is not None
+    assert second["isError"] is True
+    assert "too large" in second["content"][0]["text"]
+    assert book.handled == []
+
+
+def _many(count: int) -> type[Tool]:
+    """A tool whose handle takes ``count`` independent questions."""
+
+    def resolver(index: int) -> Any:
+        async def ask() -> Elicit[Name]:
+            return Elicit(f"Question {index}?", Name)
+
+        return ask
+
+    async def handle(self: Any, **answers: Any) -> McpResponse:
+        return McpResponse.text("never")
+
+    parameters = [
+        inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+        *(inspect.Parameter(f"q{i}", inspect.Parameter.KEYWORD_ONLY) for i in range(count)),
+    ]
+    handle.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    handle.__annotations__ = {
+        f"q{i}": Annotated[Name, Resolve(resolver(i))] for i in range(count)
+    } | {"return": McpResponse}
+    return type("ManyTool", (Tool,), {"name": "many", "handle": handle})
+
+
+async def test_a_round_asks_at_most_the_limit_of_questions() -> None:
+    class Many(Server):
+        tools = (_many(MAX_QUESTIONS_PER_ROUND + 1),)
+
+    client = McpTestClient(Container(), Many, capabilities=FORM)
+    result = (await client.tool("many")).result
+    assert result is not None
+    assert result["isError"] is True
+    assert f"at most {MAX_QUESTIONS_PER_ROUND}" in result["content"][0]["text"]
+
+    class Enough(Server):
+        tools = (_many(MAX_QUESTIONS_PER_ROUND),)
+
+    client = McpTestClient(Container(), Enough, capabilities=FORM)
+    result = (await client.tool("many")).result
+    assert result is not None
+    assert len(result["inputRequests"]) == MAX_QUESTIONS_PER_ROUND
