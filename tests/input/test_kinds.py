@@ -120,8 +120,40 @@ class PlainSignInTool(Tool):
         return McpResponse.text("signed in")
 
 
+def unsaid():  # type: ignore[no-untyped-def]
+    return ListRoots()
+
+
+def plain(payload: Topic) -> str:
+    return payload.topic.upper()
+
+
+class UnsaidTool(Tool):
+    """Its resolver does not say what it asks: ``check`` says it may ask anything."""
+
+    name = "unsaid"
+
+    async def handle(self, listed: Annotated[Any, Resolve(unsaid)]) -> McpResponse:
+        return McpResponse.text(str(len(listed.roots)))
+
+
+class PlainTool(Tool[Topic]):
+    """Its resolver returns a value: it asks nothing, and runs in one round."""
+
+    name = "plain"
+
+    async def handle(self, shout: Annotated[str, Resolve(plain)]) -> McpResponse:
+        return McpResponse.text(shout)
+
+
 class Kinds(Server):
-    tools = (SummaryTool, AgentTool, RootsTool, SignInTool, PlainSignInTool)
+    tools = (SummaryTool, AgentTool, RootsTool, SignInTool, PlainSignInTool, UnsaidTool, PlainTool)
+
+
+async def test_a_resolver_that_returns_a_value_asks_nothing() -> None:
+    container, _ = kinds()
+    result = (await McpTestClient(container, Kinds).tool("plain", {"topic": "tea"})).assertOk()
+    assert result.texts == ["TEA"]
 
 
 def kinds() -> tuple[Container, Ledger]:

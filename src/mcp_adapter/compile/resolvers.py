@@ -27,7 +27,7 @@ from mcp_adapter.compile.handlers import plan_function, reroot
 from mcp_adapter.compiled.handlers import Slot, Source
 from mcp_adapter.compiled.resolvers import ResolverPlan
 from mcp_adapter.errors import problem
-from mcp_adapter.input.questions import KINDS
+from mcp_adapter.input.questions import KINDS, NOTHING
 
 _OUTCOMES = (AcceptedElicitation, DeclinedElicitation, CancelledElicitation, AcceptedUrlElicitation)
 
@@ -164,19 +164,20 @@ class Resolvers:
 
 
 def _asks(fn: Callable[..., Any], label: str) -> tuple[str | None, list[Problem]]:
-    """The kind of question ``fn``'s return annotation declares; several is a problem."""
+    """The kind of question ``fn``'s return annotation declares (``NOTHING`` for a plain
+    value, ``None`` when it declares nothing it could be checked by); several is a problem."""
     target = fn if inspect.isroutine(fn) else type(fn).__call__
-    returned = type_hints(target, strict=False).get("return")
+    returned = type_hints(target, strict=False).get("return", Any)
     if typing.get_origin(returned) is Annotated:
         returned = typing.get_args(returned)[0]
-    arms = (
-        typing.get_args(returned)
-        if _is_union(returned) or typing.get_origin(returned) is typing.Union
-        else (returned,)
-    )
+    if returned is Any:
+        return None, []
+    union = _is_union(returned) or typing.get_origin(returned) is typing.Union
     kinds: list[str] = []
-    for arm in arms:
+    for arm in typing.get_args(returned) if union else (returned,):
         base = typing.get_origin(arm) or arm
+        if base is Any:
+            return None, []
         if base is Elicit or (isinstance(base, type) and base in KINDS):
             kinds.append(KINDS[base])
     if len(kinds) > 1:
@@ -187,4 +188,4 @@ def _asks(fn: Callable[..., Any], label: str) -> tuple[str | None, list[Problem]
                 "split it into one resolver per question (each may take the other's outcome)",
             )
         ]
-    return (kinds[0] if kinds else None), []
+    return (kinds[0] if kinds else NOTHING), []

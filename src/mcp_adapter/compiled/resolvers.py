@@ -28,8 +28,9 @@ class ResolverPlan:
     """Its parameters from services, the request, the payload and named arguments;
     its resolved parameters are given by the phase."""
     asks: str | None = None
-    """The kind of question its return annotation declares (``input.questions.KINDS``),
-    ``None`` when it declares none (it may still return any marker)."""
+    """The kind of question its return annotation declares (``input.questions.KINDS``;
+    ``NOTHING`` for a plain value), ``None`` when it declares none (it may return any
+    marker): what ``mcp-adapter check`` lists."""
     needs: tuple[tuple[str, ResolverPlan, bool], ...] = field(default=(), repr=False)
     """``(parameter, resolver, whole outcome)`` for each of its resolved parameters."""
 

@@ -41,6 +41,8 @@ ELICITATION_URL = "elicitation (url)"
 SAMPLING = "sampling"
 SAMPLING_TOOLS = "sampling (with tools)"
 ROOTS = "roots"
+NOTHING = "nothing"
+"""What a resolver whose return annotation names no marker asks (it returns a value)."""
 KINDS = {Elicit: ELICITATION, ElicitUrl: ELICITATION_URL, Sample: SAMPLING, ListRoots: ROOTS}
 """The kind of question each marker class asks, as ``mcp-adapter check`` names it."""
 
