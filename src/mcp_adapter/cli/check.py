@@ -29,7 +29,8 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         "Checks that every published input and output schema, in both protocol eras, is a "
         "valid, self-contained JSON Schema 2020-12. "
         "Prints every problem with its dependency path and exits 1 if there is any; "
-        "warns (without failing) about tools whose annotations are unset.",
+        "warns (without failing) about tools whose annotations are unset; notes which "
+        "components may ask the client for input, and for what.",
     )
     parser.add_argument("target", metavar="MODULE:ATTR", help="the server")
     add_container_option(parser)
