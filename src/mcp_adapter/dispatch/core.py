@@ -450,7 +450,7 @@ class DispatchCore:
                 component.handler, instance, scope, request, None, values, self.threads
             )
 
-        inject = injecting(run.inject, inputs)
+        inject = run.inject if inputs is None else injecting(run.inject, inputs)
         return await through(component.middleware, call, handler, scope, request, inject)
 
     async def _rounds(

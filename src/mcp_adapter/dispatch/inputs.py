@@ -19,12 +19,12 @@ from mcp import types
 from mcp_adapter.compiled.catalog import CompiledComponent
 from mcp_adapter.compiled.handlers import HandlerPlan, Offload
 from mcp_adapter.declare.request import McpRequest
+from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.dispatch.chain import Injector
 from mcp_adapter.dispatch.snapshot import is_modern, supports_elicitation
 from mcp_adapter.errors import ToolError
 from mcp_adapter.input.asking import (
     Asked,
-    asking,
     input_required,
     missing_elicitation,
     no_back_channel,
@@ -86,15 +86,12 @@ async def resolve_inputs(
 
 
 def handler_asked(
-    outcome: Any, ctx: Any, request: McpRequest, inputs: Resolution | None
-) -> types.InputRequiredResult | Asked | None:
-    """The question a handler returned (``McpResponse.elicit``), as this era asks it: an
-    ``input_required`` result, or an ``Asked`` for the loop once the round has closed its
-    scope (2025-11-25); ``None`` when it asked nothing. The resolvers' answers so far
-    travel with it, so they are not asked again."""
-    question = asking(outcome)
-    if question is None:
-        return None
+    question: McpResponse, ctx: Any, request: McpRequest, inputs: Resolution | None
+) -> types.InputRequiredResult | Asked:
+    """The question a handler returned (``McpResponse.elicit``; see ``input.asking.asking``),
+    as this era asks it: an ``input_required`` result, or an ``Asked`` for the loop once
+    the round has closed its scope (2025-11-25). The resolvers' answers so far travel
+    with it, so they are not asked again."""
     modern = is_modern(ctx)
     if not modern and not ctx.session.can_send_request:
         raise no_back_channel()
@@ -124,11 +121,9 @@ async def allowed_with_answers(
     return True
 
 
-def injecting(inject: Injector, inputs: Resolution | None) -> Injector:
+def injecting(inject: Injector, inputs: Resolution) -> Injector:
     """What a call-stage layer is given: its injected arguments, and the answers of its
-    resolved parameters (``inputs``, when the component has an input phase)."""
-    if inputs is None:
-        return inject
+    resolved parameters (the call's input phase had them)."""
 
     async def with_answers(plan: HandlerPlan, scope: Any, request: McpRequest | None) -> Any:
         kwargs = await inject(plan, scope, request)

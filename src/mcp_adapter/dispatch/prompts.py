@@ -27,7 +27,7 @@ from mcp_adapter.errors import (
     forbidden,
     unknown,
 )
-from mcp_adapter.input.asking import Asked
+from mcp_adapter.input.asking import Asked, asking
 from mcp_adapter.input.resolution import Resolution, Retry
 
 MAX_COMPLETIONS = 100
@@ -146,9 +146,9 @@ class PromptCalls(DispatchCore):
                     outcome = await run.call(
                         prompt.handler, instance, scope, request, None, arguments, self.threads
                     )
-                asked = handler_asked(outcome, ctx, request or self.request(ctx), inputs)
-                if asked is not None:
-                    return asked
+                question = asking(outcome)
+                if question is not None:
+                    return handler_asked(question, ctx, request or self.request(ctx), inputs)
                 return run.prompt_messages(
                     outcome, owner=prompt.cls.__qualname__, description=prompt.entry.description
                 )

@@ -29,7 +29,7 @@ from mcp_adapter.errors import (
     forbidden,
     resource_not_found,
 )
-from mcp_adapter.input.asking import Asked
+from mcp_adapter.input.asking import Asked, asking
 from mcp_adapter.input.resolution import Resolution, Retry
 
 
@@ -260,9 +260,9 @@ class ResourceReads(DispatchCore):
                             arguments,
                             self.threads,
                         )
-                    asked = handler_asked(outcome, ctx, request or self.request(ctx), inputs)
-                    if asked is not None:
-                        return asked
+                    question = asking(outcome)
+                    if question is not None:
+                        return handler_asked(question, ctx, request or self.request(ctx), inputs)
                     contents = run.resource_contents(
                         outcome,
                         owner=resource.cls.__qualname__,

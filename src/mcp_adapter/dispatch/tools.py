@@ -46,7 +46,7 @@ from mcp_adapter.errors import (
     refused,
     unknown,
 )
-from mcp_adapter.input.asking import Asked
+from mcp_adapter.input.asking import Asked, asking
 from mcp_adapter.input.resolution import MAX_INPUT_ROUNDS, Resolution, Retry
 from mcp_adapter.interrupts import cancelled_for_real
 
@@ -249,9 +249,9 @@ class ToolCalls(DispatchCore):
                 )
             if tool.convert is not None:  # a function tool's plain value becomes a result
                 outcome = tool.convert(outcome)
-            asked = handler_asked(outcome, ctx, request or self.request(ctx), inputs)
-            if asked is not None:
-                return asked  # 2025-11-25: asked on the loop, once this scope is closed
+            question = asking(outcome)
+            if question is not None:  # 2025-11-25: asked on the loop, once this scope is closed
+                return handler_asked(question, ctx, request or self.request(ctx), inputs)
             return run.tool_result(
                 outcome, owner=tool.cls.__qualname__, output=tool.output, modern=is_modern(ctx)
             )
@@ -296,5 +296,5 @@ class ToolCalls(DispatchCore):
             )
 
         call = Call(tool.name, given)
-        inject = injecting(run.inject, inputs)
+        inject = run.inject if inputs is None else injecting(run.inject, inputs)
         return await through(tool.middleware, call, handler, scope, request, inject)
