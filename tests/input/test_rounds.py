@@ -8,6 +8,7 @@ import inspect
 import threading
 from typing import Annotated, Any
 
+import anyio
 import pytest
 from mcp import types
 
@@ -367,3 +368,41 @@ async def test_a_round_asks_at_most_the_limit_of_questions() -> None:
     result = (await client.tool("many")).result
     assert result is not None
     assert len(result["inputRequests"]) == MAX_QUESTIONS_PER_ROUND
+
+
+# -- 2025-11-25: a client that does not answer, or answers nonsense ------------------------------
+
+
+async def test_2025_a_client_that_does_not_answer_ends_the_call_with_a_tool_error() -> None:
+    class Impatient(Shop):
+        input_timeout = 0.05
+
+    container, book = shop()
+
+    async def never(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        await anyio.sleep_forever()
+        raise AssertionError
+
+    client = McpTestClient(
+        container, Impatient, protocol=LEGACY, capabilities=FORM, on_server_request=never
+    )
+    result = await client.tool("order")
+    result.assertError("did not answer")
+    assert book.handled == []
+
+
+async def test_2025_an_answer_outside_the_schema_is_asked_again_then_refused() -> None:
+    container, book = shop()
+    asked: list[str] = []
+
+    async def nonsense(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        asked.append(params["message"])
+        return {"action": "accept", "content": {"count": "many", "name": 7}}
+
+    client = McpTestClient(
+        container, Shop, protocol=LEGACY, capabilities=FORM, on_server_request=nonsense
+    )
+    result = await client.tool("order")
+    result.assertError("did not match what was asked")
+    assert len(asked) == MAX_INPUT_ROUNDS
+    assert book.handled == []

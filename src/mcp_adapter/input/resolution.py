@@ -151,8 +151,14 @@ class Asker:
             self.pending[key] = request
             raise Pending
         for _ in range(MAX_INPUT_ROUNDS):
-            with anyio.fail_after(self.timeout):
-                answer = await self.send(request)
+            try:
+                with anyio.fail_after(self.timeout):
+                    answer = await self.send(request)
+            except TimeoutError:
+                raise ToolError(
+                    f"The client did not answer the request for {parameter!r} within "
+                    f"{self.timeout:g} s"
+                ) from None
             found = checked(marker, answer)
             if found is not None:
                 return self._keep(key, pinned, found)
