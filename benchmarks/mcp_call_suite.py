@@ -26,6 +26,7 @@ import dataclasses
 from typing import Annotated, Any
 
 from mcp.server import Server as SdkServer
+from mcp.server.mcpserver.resolve import Elicit, Resolve  # the same as mcp_adapter's
 
 from benchmarks import field_venv
 from benchmarks.harness import Case, Row, Settings, ratio
@@ -53,12 +54,10 @@ from benchmarks.suite import Column, Measured, RunOptions, Suite, Table, Target,
 from container import Container
 from mcp_adapter import (
     Call,
-    Elicit,
     McpExtension,
     McpResponse,
     Next,
     Platform,
-    Resolve,
     Server,
     Tool,
     build_sdk_server,
