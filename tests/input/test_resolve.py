@@ -351,3 +351,33 @@ async def test_a_function_tools_authorize_takes_the_answer(mode: str, ok: bool) 
             with pytest.raises(Exception, match="Not authorized"):
                 await sdk.call_tool("guarded", {"folder": "a"})
     assert len(asked) == 1
+
+
+class Address(Schema):
+    street: str
+
+
+class Nested(Schema):
+    address: Address
+
+
+def ask_nested() -> Elicit[Nested]:
+    return Elicit("Where?", Nested)
+
+
+class NestedTool(Tool):
+    name = "nested"
+
+    async def handle(self, where: Annotated[Nested, Resolve(ask_nested)]) -> McpResponse:
+        return McpResponse.text("never")
+
+
+def test_a_form_that_cannot_be_rendered_is_a_compile_problem() -> None:
+    class S(Server):
+        tools = (NestedTool,)
+
+    with pytest.raises(CompileError) as caught:
+        compile_server(S, Container())
+    text = str(caught.value)
+    assert "ask_nested asks for Nested, which cannot be an elicitation form" in text
+    assert "NestedTool.handle(where) -> ask_nested" in text

@@ -19,8 +19,10 @@ from mcp.server.elicitation import (
     AcceptedUrlElicitation,
     CancelledElicitation,
     DeclinedElicitation,
+    render_elicitation_schema,
 )
 from mcp.server.mcpserver.resolve import Elicit, Resolve
+from pydantic import BaseModel
 
 from container import Container, Param, Problem, type_hints
 from mcp_adapter.compile.handlers import plan_function, reroot
@@ -163,6 +165,24 @@ class Resolvers:
         return resolver, []
 
 
+def _unfit_form(arm: Any, label: str) -> Problem | None:
+    """A problem when the model of ``Elicit[Model]`` cannot be a form (nested models,
+    lists without an enum, ...): the SDK would refuse to render it on the first call."""
+    (model,) = typing.get_args(arm) or (None,)
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        return None
+    try:
+        render_elicitation_schema(model)
+    except TypeError as exc:
+        return problem(
+            (label,),
+            f"resolver {label} asks for {model.__name__}, which cannot be an elicitation "
+            f"form: {exc}",
+            "a form is flat: strings, numbers, booleans, enums and lists of enum values",
+        )
+    return None
+
+
 def _asks(fn: Callable[..., Any], label: str) -> tuple[str | None, list[Problem]]:
     """The kind of question ``fn``'s return annotation declares (``NOTHING`` for a plain
     value, ``None`` when it declares nothing it could be checked by); several is a problem."""
@@ -180,6 +200,10 @@ def _asks(fn: Callable[..., Any], label: str) -> tuple[str | None, list[Problem]
             return None, []
         if base is Elicit or (isinstance(base, type) and base in KINDS):
             kinds.append(KINDS[base])
+        if base is Elicit:
+            unfit = _unfit_form(arm, label)
+            if unfit is not None:
+                return None, [unfit]
     if len(kinds) > 1:
         return None, [
             problem(
