@@ -10,6 +10,7 @@ its path.
 from __future__ import annotations
 
 import inspect
+import types
 import typing
 from collections.abc import Callable, Collection, Hashable
 from typing import Annotated, Any
@@ -48,8 +49,7 @@ def wants_whole(key: Any) -> bool:
     value = getattr(key, "__value__", None) or getattr(typing.get_origin(key), "__value__", None)
     if value is not None:
         key = value
-    origin = typing.get_origin(key)
-    members = typing.get_args(key) if origin is typing.Union or _is_union(key) else (key,)
+    members = typing.get_args(key) if _is_union(key) else (key,)
     for member in members:
         base = typing.get_origin(member) or member
         if isinstance(base, type) and issubclass(base, _OUTCOMES):
@@ -58,9 +58,7 @@ def wants_whole(key: Any) -> bool:
 
 
 def _is_union(key: Any) -> bool:
-    import types
-
-    return isinstance(key, types.UnionType)
+    return isinstance(key, types.UnionType) or typing.get_origin(key) is typing.Union
 
 
 def _identity(fn: Callable[..., Any]) -> Hashable:
@@ -192,9 +190,8 @@ def _asks(fn: Callable[..., Any], label: str) -> tuple[str | None, list[Problem]
         returned = typing.get_args(returned)[0]
     if returned is Any:
         return None, []
-    union = _is_union(returned) or typing.get_origin(returned) is typing.Union
     kinds: list[str] = []
-    for arm in typing.get_args(returned) if union else (returned,):
+    for arm in typing.get_args(returned) if _is_union(returned) else (returned,):
         base = typing.get_origin(arm) or arm
         if base is Any:
             return None, []
