@@ -25,8 +25,10 @@ ROOT = "(root)"
 RANKS: dict[str, int] = {
     ROOT: 0,
     "declare": 1,
+    "stores": 1,
     "input": 2,
     "notifications": 2,
+    "tasks": 2,
     "compiled": 3,
     "compile": 4,
     "dispatch": 4,

@@ -13,6 +13,7 @@ from typing import Any, Literal
 import anyio
 from examples.conformance.fixtures import PNG, WAV
 from examples.conformance.inputs import INPUT_TOOLS, InputPrompt
+from examples.conformance.tasks import TASK_TOOLS
 from mcp import types
 from mcp.server.caching import CacheHint
 from pydantic import ConfigDict, Field
@@ -530,6 +531,7 @@ class ConformanceServer(Server):
         HeaderTool,
         ReconnectionTool,
         *INPUT_TOOLS,
+        *TASK_TOOLS,
     )
     resources = (StaticTextResource, StaticBinaryResource, WatchedResource, TemplateDataResource)
     prompts = (

@@ -26,6 +26,7 @@ from mcp_adapter.declare.middleware import Call, Middleware, Next, RequestCall, 
 from mcp_adapter.declare.policy import Policy
 from mcp_adapter.declare.request import Identity, McpRequest
 from mcp_adapter.declare.response import McpResponse
+from mcp_adapter.declare.tasks import Tasks, TaskSupport
 from mcp_adapter.errors import (
     CompileError,
     Forbidden,
@@ -61,6 +62,8 @@ from mcp_adapter.serving import (
 from mcp_adapter.serving.lowlevel import build_sdk_server
 
 __all__ = [
+    "TaskSupport",
+    "Tasks",
     "TOOLS",
     "AcceptedElicitation",
     "AcceptedUrlElicitation",

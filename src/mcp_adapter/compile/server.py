@@ -22,6 +22,7 @@ from mcp_adapter.compile.middleware import plan_layers
 from mcp_adapter.compile.parts import checked_name, description_of, policy_hooks, timeout_of
 from mcp_adapter.compile.prompts import compile_prompt
 from mcp_adapter.compile.resources import compile_resource
+from mcp_adapter.compile.tasks import compile_tasks, protocol_extensions
 from mcp_adapter.compile.tools import compile_tool
 from mcp_adapter.compile.uri_overlap import shared_uri
 from mcp_adapter.compiled.catalog import (
@@ -186,6 +187,8 @@ def compile_server(
     problems.extend(ungiven(_owned(tools, resources, prompts), given, container, layers))
     lifespan = compile_lifespan(server, container, problems)
     cache_hints = _cache_hints(server, problems)
+    tasks = compile_tasks(tools, server.tasks, f"{where}.tasks", problems)
+    extensions = protocol_extensions(server, f"{where}.protocol_extensions", problems)
     eager = [key for key, binding in container.bindings.items() if binding.eager]
     if eager:  # (check() without roots would check every binding)
         problems.extend(p for p in container.check(*eager) if p not in problems)
@@ -215,6 +218,8 @@ def compile_server(
         ),
         lifespan=lifespan,
         cache_hints=MappingProxyType(cache_hints),
+        tasks=tasks,
+        protocol_extensions=extensions,
     )
 
 

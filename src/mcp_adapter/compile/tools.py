@@ -37,6 +37,7 @@ from mcp_adapter.compile.parts import (
     timeout_of,
 )
 from mcp_adapter.compile.resolvers import Resolvers
+from mcp_adapter.compile.tasks import task_support_of
 from mcp_adapter.compiled.catalog import CompiledTool, Hooks
 from mcp_adapter.compiled.handlers import HandlerPlan
 from mcp_adapter.compiled.legacy import wrap_schema
@@ -125,6 +126,7 @@ def _form(
     toolset: str,
     spread: tuple[str, ...] = (),
     convert: Callable[[Any], Any] | None = None,
+    task_support: str = "forbidden",
 ) -> CompiledTool:
     """The one compiled form of a tool."""
     common: dict[str, Any] = {
@@ -136,6 +138,8 @@ def _form(
         "annotations": to_protocol_annotations(listing.annotations),
         "meta": listing.meta or None,
     }
+    if task_support != "forbidden":
+        common["execution"] = types.ToolExecution(task_support=task_support)
     modern_output = output.json_schema if output is not None else None
     legacy_output = modern_output
     if output is not None and not output.is_object:
@@ -153,6 +157,7 @@ def _form(
         toolset=toolset,
         fields=fields_of(input_contract.type),
         convert=convert,
+        task_support=task_support,
     )
 
 
@@ -182,6 +187,7 @@ def compile_tool(
     )
     problems.extend(found)
     parts = class_parts(cls, "tool", name, container, problems, resolvers)
+    task_support = task_support_of(cls.task_support, f"{where}.task_support", problems)
     own_toolset: Any = cls.toolset
     if own_toolset is not None:
         toolset = checked_name(own_toolset, f"{where}.toolset", problems, "toolset name")
@@ -199,6 +205,7 @@ def compile_tool(
         input_contract=input_contract,
         output=output,
         toolset=toolset,
+        task_support=task_support,
     )
 
 
@@ -274,6 +281,7 @@ def compile_function_tool(
     problems.extend(found)
     output = _output(handler, label, problems)
     hooks = function_hooks(spec, name, container, problems, resolvers)
+    task_support = task_support_of(spec.task_support, f"tool {name!r}.task_support", problems)
     if governing is not None:
         hooks = hooks.within(governing)
     if len(problems) > before or plan is None or model is None:
@@ -296,6 +304,7 @@ def compile_function_tool(
         toolset=toolset,
         spread=names,
         convert=functools.partial(to_outcome, structured=output is not None),
+        task_support=task_support,
     )
 
 

@@ -19,6 +19,7 @@ from mcp_adapter.compiled.handlers import HandlerPlan, Layer
 from mcp_adapter.compiled.lifespan import CompiledLifespan
 from mcp_adapter.compiled.resolvers import ResolverPlan, in_order
 from mcp_adapter.declare.components import DEFAULT_THREADS, PromptArgument
+from mcp_adapter.declare.tasks import Tasks
 from mcp_adapter.errors import McpAdapterError
 from schemas import Contract
 
@@ -179,6 +180,8 @@ class CompiledTool(CompiledComponent):
     convert: Callable[[Any], Any] | None = field(default=None, kw_only=True, repr=False)
     """Reads what the handler returned (a function tool's plain value becomes a result);
     ``None``: a class tool's ``handle()`` returns responses."""
+    task_support: str = field(default="forbidden", kw_only=True)
+    """``"forbidden"``, ``"optional"`` or ``"required"``: whether it may run as a task."""
 
     def revalidate(self, arguments: Mapping[str, Any]) -> Any:
         """Arguments middleware changed, validated into the input contract again."""
@@ -269,6 +272,10 @@ class Catalog:
     """``Server.lifespan``, entered at serve start (``serve_lifespan``); ``None`` without one."""
     cache_hints: Mapping[str, CacheHint] = field(default_factory=dict, repr=False)
     """``Server.cache_hints``: the server-wide freshness of each cacheable method."""
+    protocol_extensions: tuple[Any, ...] = field(default=(), repr=False)
+    """``Server.protocol_extensions``: the SDK ``Extension``s served beside the components."""
+    tasks: Tasks | None = field(default=None, repr=False)
+    """``Server.tasks`` when some tool may run as a task; ``None``: no task is served."""
 
     @property
     def components(self) -> list[CompiledComponent]:

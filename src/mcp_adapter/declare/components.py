@@ -17,6 +17,7 @@ from typing_extensions import TypeVar
 
 from mcp_adapter.declare.annotations import ToolAnnotations
 from mcp_adapter.declare.policy import Policy
+from mcp_adapter.declare.tasks import Tasks, TaskSupport
 
 
 class NoContract:
@@ -65,6 +66,9 @@ class Tool(Component, Generic[InputT, OutputT]):
     toolset: ClassVar[str | None] = None
     """The toolset it belongs to (``--toolsets``, ``X-MCP-Toolsets``); ``None``: its
     server's (``Server.toolset``)."""
+    task_support: ClassVar[TaskSupport] = "forbidden"
+    """Whether it may run as a task (docs/tasks.md): ``"forbidden"``, ``"optional"``
+    or ``"required"``."""
 
 
 class Resource(Component):
@@ -152,6 +156,13 @@ class Server:
     """The toolset of its class tools that name none: by default the server's ``name``
     (the class name, kebab-case, without ``Server``, when ``name`` is not a valid
     toolset name)."""
+    protocol_extensions: ClassVar[Sequence[Any]] = ()
+    """Protocol extensions it serves (SEP-2133), as the SDK's ``mcp.server.extension.Extension``
+    instances: each one's ``settings()`` is advertised under ``capabilities.extensions``
+    and its ``methods()`` are served (docs/extensions.md)."""
+    tasks: ClassVar[Tasks] = Tasks()
+    """How its task tools run (``Tasks``: where Docket keeps them, TTL, caps, shutdown);
+    read only when some tool declares ``task_support`` (docs/tasks.md)."""
     lifespan: ClassVar[
         Callable[..., AsyncIterator[None] | AbstractAsyncContextManager[None]] | None
     ] = None

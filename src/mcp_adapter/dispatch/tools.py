@@ -20,7 +20,7 @@ from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.dispatch import stage, telemetry
 from mcp_adapter.dispatch.cache_hints import hinted
 from mcp_adapter.dispatch.chain import through
-from mcp_adapter.dispatch.core import DispatchCore, Given, Mode
+from mcp_adapter.dispatch.core import Given, Mode
 from mcp_adapter.dispatch.inflight import Place
 from mcp_adapter.dispatch.inputs import (
     allowed_with_answers,
@@ -38,6 +38,7 @@ from mcp_adapter.dispatch.results import (
     timed_out,
 )
 from mcp_adapter.dispatch.snapshot import is_modern
+from mcp_adapter.dispatch.tasking import TaskCalls
 from mcp_adapter.dispatch.telemetry import Tracing
 from mcp_adapter.errors import (
     Refusal,
@@ -49,9 +50,10 @@ from mcp_adapter.errors import (
 from mcp_adapter.input.asking import Asked, asking
 from mcp_adapter.input.resolution import MAX_INPUT_ROUNDS, Resolution, Retry
 from mcp_adapter.interrupts import cancelled_for_real
+from mcp_adapter.tasks.wire import CreateTaskResult
 
 
-class ToolCalls(DispatchCore):
+class ToolCalls(TaskCalls):
     """Serving tools."""
 
     # -- tools ------------------------------------------------------------------
@@ -86,7 +88,7 @@ class ToolCalls(DispatchCore):
         tracing: Tracing | None = None,
         observed: bool = False,
         given: Given | None = None,
-    ) -> types.CallToolResult | types.InputRequiredResult:
+    ) -> types.CallToolResult | types.InputRequiredResult | CreateTaskResult:
         otel = self._otel
         if otel is not None and not observed and (otel.on or (next(otel.due) and otel.refresh())):
             known = params.name in self.catalog.tools
@@ -115,6 +117,10 @@ class ToolCalls(DispatchCore):
         if tool is None:
             raise unknown("tool", params.name)
         arguments: Mapping[str, Any] = params.arguments or {}
+        if tool.task_support != "forbidden":  # the tasks extension (dispatch.tasking)
+            started = await self._as_task(tool, ctx, arguments, given)
+            if started is not None:
+                return started
         request = self.request(ctx, given, arguments=arguments) if tool.needs_request else None
         place = None if self.calls is None else self.calls.admit(ctx, self.caller)
         try:

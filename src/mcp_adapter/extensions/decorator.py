@@ -9,6 +9,7 @@ from typing import Any, TypeVar, overload
 from mcp import types
 
 from mcp_adapter.declare.policy import Policy
+from mcp_adapter.declare.tasks import TaskSupport
 from mcp_adapter.extensions.spec import Annotations, ToolExtension, ToolSpec
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -33,6 +34,7 @@ class ToolMark:
     middleware: Sequence[Any] = ()
     timeout: float | None = None
     policies: Sequence[Policy] = ()
+    task_support: TaskSupport = "forbidden"
 
     def spec(
         self,
@@ -56,6 +58,7 @@ class ToolMark:
             middleware=tuple(bind(layer) for layer in self.middleware),
             timeout=self.timeout,
             policies=tuple(self.policies),
+            task_support=self.task_support,
         )
 
 
@@ -105,6 +108,7 @@ def tool(
     middleware: Sequence[Callable[..., Any]] = (),
     timeout: float | None = None,
     policies: Sequence[Policy] = (),
+    task_support: TaskSupport = "forbidden",
 ) -> Callable[[F], F]: ...
 
 
@@ -122,6 +126,7 @@ def tool(
     middleware: Sequence[Callable[..., Any]] = (),
     timeout: float | None = None,
     policies: Sequence[Policy] = (),
+    task_support: TaskSupport = "forbidden",
 ) -> Any:
     """Mark a method of an ``McpExtension`` as a tool; ``McpExtension.tools()`` collects it.
 
@@ -138,6 +143,7 @@ def tool(
     the extension (a subclass's override of it, if any). Any other callable is
     used as it is. ``policies`` are reusable rules (``Policy``) asked before those
     hooks; the extension's own ``policies`` apply to every tool it contributes.
+    ``task_support`` says whether it may run as a task (docs/tasks.md).
 
     >>> @tool(title="Add")
     ... def add(a: int, b: int) -> int:
@@ -160,6 +166,7 @@ def tool(
         middleware=tuple(middleware),
         timeout=timeout,
         policies=tuple(policies),
+        task_support=task_support,
     )
 
     def decorate(function: F) -> F:

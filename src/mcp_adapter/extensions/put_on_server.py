@@ -50,6 +50,7 @@ from mcp_adapter.sdk_compat import (
     mcpserver_tool,
     mcpserver_tools,
 )
+from mcp_adapter.tasks.wire import CreateTaskResult
 
 _PUT: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
 """Names ``put_on_server`` placed on each low-level server (to refuse duplicates)."""
@@ -175,6 +176,8 @@ class _AdapterTool(SdkTool):
         ):
             wrapped = {LEGACY_WRAP_KEY: result.structured_content}
             return result.model_copy(update={"structured_content": wrapped})
+        if isinstance(result, CreateTaskResult):  # no task engine here: never started
+            raise ToolError(f"{self.name} runs as a task, which MCPServer does not serve")
         return result
 
 

@@ -12,6 +12,7 @@ from mcp import types
 from mcp_adapter.declare.annotations import ToolAnnotations
 from mcp_adapter.declare.middleware import Middleware
 from mcp_adapter.declare.policy import Policy
+from mcp_adapter.declare.tasks import TaskSupport
 
 Annotations = ToolAnnotations | types.ToolAnnotations
 """Either spelling of tool annotations; the protocol model is what goes on the wire."""
@@ -59,6 +60,8 @@ class ToolSpec:
     policies: Sequence[Policy] = ()
     """Reusable rules of who sees and may use it (``Policy``), asked before its own
     ``should_register``/``authorize`` (and after its server's and extension's)."""
+    task_support: TaskSupport = "forbidden"
+    """Whether it may run as a task (docs/tasks.md)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,8 @@ from mcp_adapter.notifications.serve import (
     Notifications,
     NotifyingServer,
 )
+from mcp_adapter.tasks.engine import TaskEngine
+from mcp_adapter.tasks.extension import TasksExtension, install, with_tasks
 
 
 def header_schemas(catalog: Catalog) -> Callable[[str], Mapping[str, Any] | None]:
@@ -115,6 +117,14 @@ def build_sdk_server(
         limits=subscription_limits,
         delivery=delivery,
     )
+    lifespan: Any = notifications.lifespan
+    extension = None
+    if catalog.tasks is not None:  # some tool may run as a task (docs/tasks.md)
+        engine = TaskEngine(catalog.tasks, catalog.name)
+        engine.bind(dispatcher.run_task)
+        dispatcher.tasks = engine
+        extension = TasksExtension(engine, dispatcher.request)
+        lifespan = with_tasks(lifespan, engine)
     server = NotifyingServer(
         catalog.name,
         get_tool_input_schema=header_schemas(catalog),
@@ -124,9 +134,13 @@ def build_sdk_server(
         instructions=catalog.instructions,
         website_url=catalog.website_url,
         icons=list(catalog.icons) if catalog.icons else None,
-        lifespan=notifications.lifespan,
+        lifespan=lifespan,
         **handlers,
     )
+    if extension is not None:
+        install(server, extension)
+    for declared in catalog.protocol_extensions:
+        install(server, declared)
     notifications.install(server)
     server.cache_hints = dict(catalog.cache_hints)  # checked at compile, as Server() checks them
     security = request_state_security or RequestStateSecurity.ephemeral()

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_adapter.testing.client import McpTestClient
 from mcp_adapter.testing.result import McpResult
+from mcp_adapter.testing.tasks import TaskClient
 
 if TYPE_CHECKING:
     from mcp_adapter.testing.plugin import McpOverride
@@ -52,6 +53,7 @@ __all__ = [
     "McpTestClient",
     "SchemaSeparationError",
     "SeparationReport",
+    "TaskClient",
     "assert_schema_separation",
     "from_json_schema",
     "injected_parameters",

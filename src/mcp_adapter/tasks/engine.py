@@ -1,0 +1,263 @@
+"""Tasks on Docket: starting one, reading it, cancelling it, and the worker that runs the
+bodies in the serving process.
+
+Docket keeps everything about a task (its arguments, its state, its result, for
+``execution_ttl``); this module adds only the MCP side: the owner each task is
+visible to, its TTL, the caps on tasks not ended yet, and the wire shapes.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import anyio
+from mcp import types
+
+from mcp_adapter.declare.tasks import Tasks
+from mcp_adapter.errors import logger
+from mcp_adapter.tasks.wire import (
+    TERMINAL,
+    Ack,
+    CreateTaskResult,
+    DetailedTask,
+    absent,
+    too_many,
+)
+
+FUNCTION = "mcp_adapter.tool_task"
+"""The name the task body is registered under in Docket."""
+
+Body = Callable[[str, Mapping[str, Any]], Awaitable[dict[str, Any]]]
+"""Runs a tool's body for a task: ``(tool name, the frozen request) -> outcome``, where
+the outcome is ``{"result": CallToolResult}`` or ``{"error": {code, message}}``."""
+
+WORKER_STOPPED = "The worker running this task stopped; the task was not run again"
+
+SHUT_DOWN = "The server shut down before the task ended"
+
+_STATUS = {
+    "scheduled": "working",
+    "queued": "working",
+    "running": "working",
+    "completed": "completed",
+    "failed": "failed",
+    "cancelled": "cancelled",
+}
+
+
+def _iso(moment: datetime | None) -> str:
+    return (moment or datetime.now(UTC)).isoformat().replace("+00:00", "Z")
+
+
+def new_task_id() -> str:
+    """An unguessable id: 256 random bits."""
+    return secrets.token_urlsafe(32)
+
+
+class TaskEngine:
+    """The tasks of one served catalog, on one Docket (``Tasks.url``)."""
+
+    def __init__(self, settings: Tasks, name: str) -> None:
+        self.settings = settings
+        self.name = f"mcp-adapter:{name}"
+        self.url = settings.url
+        if self.url == "memory://":  # one store per engine, never shared by accident
+            self.url = f"memory://{secrets.token_hex(8)}"
+        self.ttl_ms = int(settings.ttl * 1000)
+        self.poll_ms = max(1, int(settings.poll_interval * 1000))
+        self._body: Body | None = None
+        self._docket: Any = None
+        self._running: dict[str, set[str]] = {}
+        self._count = 0
+        self._idle: anyio.Event | None = None
+        self._bodies: dict[str, anyio.CancelScope] = {}
+
+    def bind(self, body: Body) -> None:
+        """The dispatcher's task body (set once, when the server is built)."""
+        self._body = body
+
+    @property
+    def docket(self) -> Any:
+        if self._docket is None:
+            raise RuntimeError("tasks are served only while their server serves (its lifespan)")
+        return self._docket
+
+    # -- serving -----------------------------------------------------------------
+
+    @asynccontextmanager
+    async def serving(self) -> AsyncIterator[None]:
+        """Docket and its worker, for as long as the server serves; at the end, running
+        bodies are drained (``on_shutdown="drain"``, within ``shutdown_grace``) or
+        cancelled, their scopes closed."""
+        from docket import CurrentExecution, Docket, Execution, Worker
+
+        async def tool_task(
+            record: dict[str, Any],
+            execution: Execution = CurrentExecution(),  # noqa: B008 - Docket's dependency
+        ) -> dict[str, Any]:
+            return await self._run(record, execution)
+
+        settings = self.settings
+        keep = timedelta(seconds=settings.max_ttl)
+        async with Docket(name=self.name, url=self.url, execution_ttl=keep) as docket:
+            docket.register(tool_task, names=[FUNCTION])
+            worker = Worker(
+                docket,
+                concurrency=settings.max_running,
+                redelivery_timeout=timedelta(seconds=settings.redelivery_timeout),
+                minimum_check_interval=timedelta(milliseconds=50),
+                scheduling_resolution=timedelta(milliseconds=50),
+                schedule_automatic_tasks=False,
+            )
+            async with worker, anyio.create_task_group() as group:
+                group.start_soon(worker.run_forever)
+                self._docket = docket
+                try:
+                    yield
+                finally:
+                    with anyio.CancelScope(shield=True):
+                        await self._stop(settings)
+                    self._docket = None
+                    group.cancel_scope.cancel()
+
+    async def _stop(self, settings: Tasks) -> None:
+        """Drain (within the grace) or cancel the bodies running here, and wait until
+        each has ended and closed its scope."""
+        if settings.on_shutdown == "drain" and self._bodies:
+            self._idle = anyio.Event()
+            with anyio.move_on_after(settings.shutdown_grace):
+                await self._idle.wait()
+        for body in list(self._bodies.values()):
+            body.cancel()
+        with anyio.move_on_after(settings.shutdown_grace):
+            while self._bodies:
+                await anyio.sleep(0.005)
+
+    # -- the MCP side ----------------------------------------------------------------
+
+    def _admit(self, owner: str, key: str) -> None:
+        settings = self.settings
+        if self._count >= settings.max_running:
+            raise too_many("max_running", settings.max_running)
+        mine = self._running.setdefault(owner, set())
+        if len(mine) >= settings.max_running_per_identity:
+            raise too_many("max_running_per_identity", settings.max_running_per_identity)
+        mine.add(key)
+        self._count += 1
+
+    def _release(self, owner: str, key: str) -> None:
+        mine = self._running.get(owner)
+        if mine is None or key not in mine:
+            return
+        mine.discard(key)
+        if not mine:
+            del self._running[owner]
+        self._count -= 1
+        if not self._bodies and self._idle is not None:
+            self._idle.set()
+
+    async def start(self, tool: str, request: Mapping[str, Any], owner: str) -> CreateTaskResult:
+        """Enqueue the body; answer the task's handle once Docket holds it."""
+        docket = self.docket
+        key = new_task_id()
+        self._admit(owner, key)
+        record = {"owner": owner, "tool": tool, "ttl_ms": self.ttl_ms, "request": dict(request)}
+        try:
+            execution = await docket.add(FUNCTION, key=key)(record=record)
+        except BaseException:
+            self._release(owner, key)
+            raise
+        created = _iso(execution.when)
+        return CreateTaskResult(
+            task_id=key,
+            status="working",
+            created_at=created,
+            last_updated_at=created,
+            ttl_ms=self.ttl_ms,
+            poll_interval_ms=self.poll_ms,
+        )
+
+    async def _find(self, task_id: str, owner: str) -> tuple[Any, Mapping[str, Any]]:
+        """The task's execution and record; anything else is exactly an absent task's
+        answer (another owner's, expired, malformed)."""
+        if not task_id or len(task_id) > 200:
+            raise absent(task_id)
+        execution = await self.docket.get_execution(task_id)
+        record = execution.kwargs.get("record") if execution is not None else None
+        if not isinstance(record, Mapping) or not hmac.compare_digest(
+            str(record.get("owner", "")), owner
+        ):
+            raise absent(task_id)
+        ttl_ms = record.get("ttl_ms")
+        if isinstance(ttl_ms, int):
+            expiry = execution.when + timedelta(milliseconds=ttl_ms)
+            if datetime.now(UTC) >= expiry:
+                if _STATUS[execution.state.value] not in TERMINAL:
+                    await self.docket.cancel(task_id)
+                raise absent(task_id)
+        return execution, record
+
+    async def get(self, task_id: str, owner: str) -> DetailedTask:
+        execution, record = await self._find(task_id, owner)
+        status = _STATUS[execution.state.value]
+        result: dict[str, Any] | None = None
+        error: dict[str, Any] | None = None
+        if status == "completed":
+            outcome = await execution.get_result()
+            if isinstance(outcome, Mapping) and isinstance(outcome.get("result"), Mapping):
+                result = dict(outcome["result"])
+            else:
+                status = "failed"
+                found = outcome.get("error") if isinstance(outcome, Mapping) else None
+                error = dict(found) if isinstance(found, Mapping) else _internal()
+        elif status == "failed":
+            error = _internal()
+        updated = execution.completed_at or execution.started_at or execution.when
+        return DetailedTask(
+            task_id=task_id,
+            status=status,
+            created_at=_iso(execution.when),
+            last_updated_at=_iso(updated),
+            ttl_ms=record.get("ttl_ms"),
+            poll_interval_ms=self.poll_ms,
+            result=result,
+            error=error,
+        )
+
+    async def cancel(self, task_id: str, owner: str) -> Ack:
+        """Cancel the task if it has not ended (idempotent: an ended task stays as it is)."""
+        execution, record = await self._find(task_id, owner)
+        if _STATUS[execution.state.value] not in TERMINAL:
+            await self.docket.cancel(task_id)
+            if execution.state.value in ("scheduled", "queued"):
+                self._release(str(record["owner"]), task_id)  # its body never runs
+        return Ack()
+
+    # -- the worker's side -------------------------------------------------------------
+
+    async def _run(self, record: dict[str, Any], execution: Any) -> dict[str, Any]:
+        """The Docket task: the tool's body, once; a redelivered task (its worker died
+        mid-run) ends failed instead of running a second time."""
+        owner = str(record["owner"])
+        try:
+            if execution.redelivered:
+                logger.error("task %s: its worker stopped mid-run; ended failed", execution.key)
+                return {"error": {"code": types.INTERNAL_ERROR, "message": WORKER_STOPPED}}
+            if self._body is None:
+                raise RuntimeError("no task body is bound")
+            with anyio.CancelScope() as scope:
+                self._bodies[execution.key] = scope
+                return await self._body(str(record["tool"]), record["request"])
+            return {"error": {"code": types.INTERNAL_ERROR, "message": SHUT_DOWN}}
+        finally:
+            self._bodies.pop(execution.key, None)
+            self._release(owner, execution.key)
+
+
+def _internal() -> dict[str, Any]:
+    return {"code": types.INTERNAL_ERROR, "message": "Task failed"}
