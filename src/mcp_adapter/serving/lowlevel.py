@@ -27,6 +27,7 @@ from mcp_adapter.notifications.serve import (
 )
 from mcp_adapter.tasks.engine import TaskEngine
 from mcp_adapter.tasks.extension import TasksExtension, install, with_tasks
+from mcp_adapter.tasks.watch import TaskWatch
 
 
 def header_schemas(catalog: Catalog) -> Callable[[str], Mapping[str, Any] | None]:
@@ -124,6 +125,8 @@ def build_sdk_server(
         engine.bind(dispatcher.run_task)
         dispatcher.tasks = engine
         extension = TasksExtension(engine, dispatcher.request)
+        if notifications.listening is not None:
+            notifications.listening.followed = TaskWatch(engine, dispatcher.request)
         lifespan = with_tasks(lifespan, engine)
     server = NotifyingServer(
         catalog.name,
