@@ -107,8 +107,8 @@ class Listening:
                 types.SubscriptionsAcknowledgedNotification(params=acknowledged),
                 related_request_id=subscription_id,
             )
-            async with anyio.create_task_group() as group:
-                if followed is not None and ids:
+            if followed is not None and ids:
+                async with anyio.create_task_group() as group:
 
                     async def send(notification: Any) -> None:
                         notification.params["_meta"] = meta
@@ -118,18 +118,26 @@ class Listening:
                         )
 
                     group.start_soon(followed, ctx, ids, send)
-                async for event in feed:
-                    if await self._visible(ctx, event):
-                        await ctx.session.send_notification(
-                            event_to_notification(event, meta), related_request_id=subscription_id
-                        )
-                group.cancel_scope.cancel()
+                    await self._relay(ctx, feed, meta, subscription_id)
+                    group.cancel_scope.cancel()
+            else:
+                await self._relay(ctx, feed, meta, subscription_id)
         finally:
             self._feeds.discard(feed)
             feed.close()
             unsubscribe_from_bus(unsubscribe)
             self.quota.give_back(client)
         return types.SubscriptionsListenResult(_meta=meta)
+
+    async def _relay(
+        self, ctx: Any, feed: Feed, meta: dict[str, Any], subscription_id: Any
+    ) -> None:
+        """The bus's events this stream asked for and may see, in order."""
+        async for event in feed:
+            if await self._visible(ctx, event):
+                await ctx.session.send_notification(
+                    event_to_notification(event, meta), related_request_id=subscription_id
+                )
 
     async def _visible(self, ctx: Any, event: ServerEvent) -> bool:
         if not isinstance(event, ResourceUpdated):
