@@ -7,7 +7,11 @@ Checked by mypy (strict) and pyright in ``tests/test_typing.py``.
 
 from __future__ import annotations
 
-from typing import assert_type
+import logging
+from collections.abc import AsyncIterator
+from typing import Any, assert_type
+
+from mcp import types
 
 from container import Container
 from mcp_adapter import (
@@ -25,7 +29,8 @@ from mcp_adapter import (
     tool,
 )
 from mcp_adapter.compiled.catalog import Catalog
-from mcp_adapter.testing import McpResult, McpTestClient
+from mcp_adapter.layers import AccessRecord, Outcome
+from mcp_adapter.testing import McpResult, McpTestClient, texts_of
 from schemas import Schema
 
 
@@ -61,6 +66,9 @@ class GreetTool(Tool[GreetInput, GreetOutput]):
 class GreeterServer(Server):
     name = "greeter"
     tools = (GreetTool,)
+
+    async def lifespan(self, greetings: Greetings) -> AsyncIterator[None]:  # a method overrides
+        yield
 
 
 class Sandboxes(McpExtension):
@@ -106,4 +114,17 @@ async def testing(container: Container) -> None:
     assert_type(result, McpResult)
     assert_type(result.assertOk(), McpResult)
     assert_type(result.texts, list[str])
+    assert_type(result.result, dict[str, Any])
+    assert_type(result.result["content"], Any)
+    assert_type(result.error, dict[str, Any] | None)
+    assert_type(result.assertError("Unknown tool", code=-32602), McpResult)
+    sdk_result = types.CallToolResult(content=[types.TextContent(type="text", text="hi")])
+    assert_type(texts_of(sdk_result), list[str])
     McpTestClient(container, GreeterServer, protocol="2024")  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
+
+
+def access_records(record: logging.LogRecord) -> None:
+    access = AccessRecord.of(record)
+    assert_type(access.outcome, Outcome)
+    assert_type(access.component, str | None)
+    assert_type(access.error_code, int | None)

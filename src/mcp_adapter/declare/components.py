@@ -163,12 +163,11 @@ class Server:
     tasks: ClassVar[Tasks] = Tasks()
     """How its task tools run (``Tasks``: where Docket keeps them, TTL, caps, shutdown);
     read only when some tool declares ``task_support`` (docs/tasks.md)."""
-    lifespan: ClassVar[
-        Callable[..., AsyncIterator[None] | AbstractAsyncContextManager[None]] | None
-    ] = None
+    lifespan: Callable[..., AsyncIterator[None] | AbstractAsyncContextManager[None]] | None = None
     """Start-up and shutdown, once per serving process: define it as an async generator
     method (``async def lifespan(self, db: Database) -> AsyncIterator[None]: ...; yield``)
     or a method returning an async context manager (``@asynccontextmanager``). Its
     parameters are services from the container (singletons or transients); ``self`` is
     an instance of the server class built by the container. It runs after the eager
-    singletons are built and is left before the container closes (docs/serving.md)."""
+    singletons are built and is left before the container closes (docs/serving.md).
+    Declared without ``ClassVar`` so that a method of that name type-checks as its override."""
