@@ -12,6 +12,7 @@ from mcp_adapter.compile.server import compile_server
 from mcp_adapter.compiled.catalog import Catalog
 from mcp_adapter.compiled.lifespan import StartupError
 from mcp_adapter.declare.annotations import ToolAnnotations
+from mcp_adapter.declare.apps import APP_MIME_TYPE, ToolUI, supports_apps
 from mcp_adapter.declare.components import Prompt, PromptArgument, Resource, Server, Tool
 from mcp_adapter.declare.middleware import Call, Middleware, Next, RequestCall, request_stage
 from mcp_adapter.declare.policy import Policy
@@ -54,6 +55,7 @@ from mcp_adapter.serving.lowlevel import build_sdk_server
 __all__ = [
     "TaskSupport",
     "Tasks",
+    "APP_MIME_TYPE",
     "TOOLS",
     "BearerAuth",
     "Catalog",
@@ -72,6 +74,7 @@ __all__ = [
     "RequestCall",
     "Resumability",
     "ToolError",
+    "ToolUI",
     "Icon",
     "Identity",
     "McpExtension",
@@ -101,6 +104,7 @@ __all__ = [
     "run_stdio",
     "serve_lifespan",
     "serve_stdio",
+    "supports_apps",
     "tool",
 ]
 

@@ -16,6 +16,7 @@ from mcp.server.mcpserver import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from typing_extensions import TypeVar
 
 from mcp_adapter.declare.annotations import ToolAnnotations
+from mcp_adapter.declare.apps import ToolUI
 from mcp_adapter.declare.policy import Policy
 from mcp_adapter.declare.tasks import Tasks, TaskSupport
 
@@ -69,6 +70,9 @@ class Tool(Component, Generic[InputT, OutputT]):
     task_support: ClassVar[TaskSupport] = "forbidden"
     """Whether it may run as a task (docs/tasks.md): ``"forbidden"``, ``"optional"``
     or ``"required"``."""
+    ui: ClassVar[ToolUI | None] = None
+    """The interactive view it names (MCP Apps, ``ToolUI("ui://...")``): shown to clients
+    that negotiated the extension, absent for the others (docs/extensions.md)."""
 
 
 class Resource(Component):
