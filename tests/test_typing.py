@@ -24,6 +24,7 @@ EXAMPLES = [
     "examples/demo",
     "examples/conformance",
     "examples/helpdesk",
+    "examples/apps",
     "examples/container_demo.py",
 ]
 SCRIPTS = ["examples/extensions/sandboxes.py", "examples/extensions/sandbox_audit.py"]

@@ -24,6 +24,7 @@ from mcp_adapter import (
     Tool,
     ToolAnnotations,
     ToolSpec,
+    ToolUI,
     compile_server,
     http_app,
     tool,
@@ -49,6 +50,7 @@ class Greetings:
 
 class GreetTool(Tool[GreetInput, GreetOutput]):
     annotations = ToolAnnotations(read_only=True, open_world=False)
+    ui = ToolUI("ui://greeter/card.html", visibility=("model", "app"))
 
     async def handle(
         self, payload: GreetInput, greetings: Greetings, request: McpRequest
@@ -84,11 +86,16 @@ class Sandboxes(McpExtension):
     def ping(self) -> str:
         return "pong"
 
+    @tool(ui=ToolUI("ui://sandboxes/board.html"))
+    def board(self, sandbox_name: str) -> dict[str, str]:
+        return {"sandbox": sandbox_name}
+
 
 async def extension_methods_keep_their_signature() -> None:
     sandboxes = Sandboxes()
     assert_type(await sandboxes.launch("scratch"), dict[str, str])
     assert_type(sandboxes.ping(), str)
+    assert_type(sandboxes.board("scratch"), dict[str, str])
     await sandboxes.launch(42)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
     assert_type(sandboxes.tools(), list[ToolSpec])
 
@@ -98,6 +105,8 @@ def specs_and_platforms(container: Container) -> None:
         return "pong"
 
     spec = ToolSpec(name="ping", handler=ping, description="Answer pong.", toolset="ops")
+    ToolSpec(name="ping", handler=ping, ui=ToolUI("ui://ops/ping.html"))
+    ToolUI("ui://ops/ping.html", visibility=("everyone",))  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
     assert_type(spec.name, str)
     platform = Platform([Sandboxes()], server=GreeterServer, name="host", version="1.0.0")
     assert_type(platform.register(Sandboxes), McpExtension)
