@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from examples.apps.server import VIEW_URI, ShopServer, container
-from mcp import Client, types
+from mcp import Client, StdioServerParameters, types
 from mcp.client.extension import advertise
 from mcp.server.apps import EXTENSION_ID
 
@@ -19,6 +21,8 @@ from mcp_adapter import APP_MIME_TYPE, build_sdk_server, compile_server
 from mcp_adapter.testing import texts_of
 from tests.apps.png import Pixel, pixels
 from tests.needs import command
+from tests.serving.clients import CALL_TIMEOUT
+from tests.serving.harness import REPO, cli_env
 
 pytestmark = pytest.mark.anyio
 
@@ -66,6 +70,18 @@ async def test_a_client_without_apps_gets_no_view_and_the_whole_answer_in_text(
         assert tool.meta is None
         answer = await client.call_tool("order_summary", {"order": "A-1"})
         assert texts_of(answer)[0] == "Order A-1: 2 x Tea, 1 x Mug; total 15.00 EUR."
+
+
+async def test_python_m_examples_apps_serves_it_over_stdio() -> None:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "examples.apps"], env=cli_env(), cwd=REPO
+    )
+    with anyio.fail_after(CALL_TIMEOUT):  # a bound on a stuck process, not a speed threshold
+        async with Client(params, extensions=[APPS]) as client:
+            (tool,) = (await client.list_tools()).tools
+            assert tool.meta == {"ui": {"resourceUri": VIEW_URI}}
+            read = await client.read_resource(VIEW_URI)
+            assert read.contents[0].mime_type == APP_MIME_TYPE
 
 
 # -- the view, rendered ------------------------------------------------------------------------
