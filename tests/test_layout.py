@@ -25,6 +25,7 @@ ROOT = "(root)"
 RANKS: dict[str, int] = {
     ROOT: 0,
     "declare": 1,
+    "stores": 1,
     "input": 2,
     "notifications": 2,
     "tasks": 2,

@@ -6,6 +6,15 @@ from mcp_adapter.distribution import require_own_packages, version
 # (a project's own schemas.py, or another distribution's files, gets a clear error).
 require_own_packages()
 
+from mcp.server.elicitation import (
+    AcceptedElicitation,
+    AcceptedUrlElicitation,
+    CancelledElicitation,
+    DeclinedElicitation,
+    ElicitationResult,
+    UrlElicitationResult,
+)
+from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve, Sample
 from mcp.types import Icon
 
 from mcp_adapter.compile.server import compile_server
@@ -36,6 +45,7 @@ from mcp_adapter.extensions import (
     put_on_server,
     tool,
 )
+from mcp_adapter.input.markers import ElicitUrl
 from mcp_adapter.notifications import ClientLogger, Notifier, Progress, SubscriptionLimits
 from mcp_adapter.serving import (
     BearerAuth,
@@ -57,6 +67,17 @@ __all__ = [
     "Tasks",
     "APP_MIME_TYPE",
     "TOOLS",
+    "AcceptedElicitation",
+    "AcceptedUrlElicitation",
+    "CancelledElicitation",
+    "DeclinedElicitation",
+    "Elicit",
+    "ElicitUrl",
+    "ElicitationResult",
+    "ListRoots",
+    "Resolve",
+    "Sample",
+    "UrlElicitationResult",
     "BearerAuth",
     "Catalog",
     "Compilable",

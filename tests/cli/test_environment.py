@@ -63,6 +63,8 @@ EVERY_VARIABLE = {
     "MCP_ADAPTER_MAX_CALLS": "10",
     "MCP_ADAPTER_MAX_CALLS_PER_CLIENT": "11",
     "MCP_ADAPTER_SESSION_IDLE_TIMEOUT": "60",
+    "MCP_ADAPTER_REDIS_URL": "redis://127.0.0.1:6379/1",
+    "MCP_ADAPTER_REDIS_PREFIX": "notes-prod",
 }
 
 
@@ -106,6 +108,8 @@ def test_every_setting_comes_from_its_variable() -> None:
         max_calls=10,
         max_calls_per_client=11,
         session_idle_timeout=60.0,
+        redis_url="redis://127.0.0.1:6379/1",
+        redis_prefix="notes-prod",
     )
     # --workers processes get the resolved options, not the variables
     assert ServeOptions.from_env({ENV_VAR: options.to_env()}) == options
@@ -141,6 +145,8 @@ PRECEDENCE = [
     ("forwarded_allow_ips", ["--http", "--forwarded-allow-ips", "10.0.0.1"], "::1", ("10.0.0.1",)),
     ("max_body_size", ["--http", "--max-body-size", "10"], "20", 10),
     ("request_state_keys", ["--request-state-key", KEY_1], KEY_2, (KEY_1,)),
+    ("redis_url", ["--redis", "redis://127.0.0.1:1/0"], "redis://127.0.0.1:2/0", None),
+    ("redis_prefix", ["--redis", "redis://h:1/0", "--redis-prefix", "flag"], "env", "flag"),
     *(
         (option.name, ["--http", "--stateful", option.flag, "3"], "4", 3)
         for option in LIMIT_OPTIONS

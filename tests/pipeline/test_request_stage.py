@@ -366,13 +366,13 @@ async def test_what_a_layer_raises_is_answered_as_the_method_answers_it(era: str
         await refusing.list_tools(),
     ):
         assert answer.error == {"code": types.INTERNAL_ERROR, "message": "closed for the night"}
-    failing, _ = watched(raising(RuntimeError("the secret 42 leaked")), era=era)
+    failing, _ = watched(raising(RuntimeError("the secret swordfish leaked")), era=era)
     failed = await failing.tool("add", {"a": 1, "b": 2})
     failed.assertError("Tool execution failed (incident ")
     read = await failing.read_resource("notes://1")
     assert read.error is not None
     assert read.error["message"].startswith("Resource read failed (incident ")
-    assert "42" not in str(failed.message) + str(read.message)
+    assert "swordfish" not in str(failed.message) + str(read.message)
 
 
 @pytest.mark.parametrize("era", ERAS)

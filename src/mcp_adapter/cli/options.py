@@ -40,6 +40,9 @@ class ServeOptions:
     max_body_size: int | None = None
     request_state_keys: tuple[str, ...] = field(default=(), repr=False)
     """The ``requestState`` key ring, newest first (secrets: never printed)."""
+    redis_url: str | None = field(default=None, repr=False)
+    """``--redis``: may hold a password, so never printed."""
+    redis_prefix: str | None = None
     # Limits (None: http_app's default; see LIMIT_OPTIONS in cli/limit_flags.py)
     header_timeout: float | None = None
     body_timeout: float | None = None

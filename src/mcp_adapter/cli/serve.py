@@ -9,7 +9,7 @@ import os
 import socket
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
@@ -45,6 +45,9 @@ from mcp_adapter.serving import (
 from mcp_adapter.serving.lifespan import serve_lifespan
 from mcp_adapter.serving.signals import HeldSignals
 from mcp_adapter.serving.stdio import refuse_http_only
+
+if TYPE_CHECKING:
+    from mcp_adapter.stores import SharedRedis
 
 WORKER_APP = "mcp_adapter.cli.asgi:create_app"
 WORKER_HEALTHCHECK_TIMEOUT = 30
@@ -139,11 +142,57 @@ def app_of(
             else TransportSecuritySettings(allowed_hosts=list(options.allowed_hosts)),
             limits=limits_of(options),
             request_state_security=request_state_security(options.request_state_keys),
+            redis=redis_of(options),
             close_container=run_lifespan,
             run_lifespan=run_lifespan,
         )
     except ValueError as exc:
         raise CliError(str(exc)) from exc
+
+
+def redis_of(options: ServeOptions) -> SharedRedis | None:
+    """The Redis ``--redis`` names, under ``--redis-prefix`` (None without ``--redis``)."""
+    if options.redis_url is None:
+        return None
+    from mcp_adapter.stores.shared import DEFAULT_PREFIX, SharedRedis, client_from_url
+
+    prefix = options.redis_prefix or DEFAULT_PREFIX
+    return SharedRedis(client_from_url(options.redis_url), prefix=prefix, owns_client=True)
+
+
+def check_redis(options: ServeOptions) -> None:
+    """Refuse to start, in one line, when ``--redis`` names a Redis that does not answer."""
+    if options.redis_url is None:
+        return
+    import asyncio
+
+    try:
+        from redis.exceptions import RedisError
+    except ImportError:
+        raise CliError(
+            "--redis needs the redis package, which is not installed",
+            "pip install 'mcp-adapter-di[redis]'",
+        ) from None
+
+    from mcp_adapter.stores.shared import redacted
+
+    async def ping() -> None:
+        shared = redis_of(options)
+        assert shared is not None
+        try:
+            await shared.client.ping()
+        finally:
+            await shared.aclose()
+
+    try:
+        asyncio.run(ping())
+    except (RedisError, OSError) as exc:
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise CliError(
+            f"cannot reach Redis at {redacted(options.redis_url)}: {reason}",
+            "start Redis there, or serve without --redis (state then stays in this process)",
+            status=1,
+        ) from exc
 
 
 def limits_of(options: ServeOptions) -> HttpLimits:
@@ -173,6 +222,7 @@ Banner = Callable[[ServeOptions], list[str]]
 def run(args: argparse.Namespace, banner: Banner | None = None) -> int:
     options = options_of(args)
     forget_secrets()
+    check_redis(options)
     try:
         if not options.http:
             return _serve_stdio(options)
@@ -220,6 +270,7 @@ def _serve_stdio(options: ServeOptions) -> int:
         identity=caller,
         shutdown_timeout=timeout,
         request_state_security=request_state_security(options.request_state_keys),
+        redis=redis_of(options),
         on_ready=lambda served: status(f"MCP server {served.name!r} on stdio{who}"),
     )
     return 0

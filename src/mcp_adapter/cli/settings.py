@@ -101,6 +101,22 @@ SETTINGS = (
         "KEY",
         secret=True,
     ),
+    Setting(
+        "redis_url",
+        "--redis",
+        "text",
+        "the Redis that replicas share (change notifications, resumable streams' events); "
+        "default: none, everything stays in this process",
+        "redis://HOST:PORT/DB",
+        secret=True,
+    ),
+    Setting(
+        "redis_prefix",
+        "--redis-prefix",
+        "text",
+        "with --redis: the start of every key, before the server's name (default mcp_adapter)",
+        "PREFIX",
+    ),
 )
 """Every ``serve`` setting but the limits (``LIMIT_SETTINGS``), in ``--help`` order."""
 ALL_SETTINGS = (*SETTINGS, *LIMIT_SETTINGS)
@@ -261,6 +277,17 @@ def _check(options: ServeOptions, given: Resolved) -> None:
     if options.auth is None and needs_auth:
         needs = verb(len(needs_auth), "needs", "need")
         raise CliError(f"{series(needs_auth)} {needs} --auth MODULE:ATTR")
+    if options.redis_prefix is not None and options.redis_url is None:
+        raise CliError(f"{given.label('redis_prefix')} needs --redis redis://HOST:PORT/DB")
+    if options.redis_url is not None:
+        from mcp_adapter.stores.shared import check_url
+
+        try:
+            check_url(options.redis_url)
+        except ValueError as exc:
+            raise CliError(
+                f"{given.label('redis_url')}: {exc}", "for example: redis://127.0.0.1:6379/0"
+            ) from None
     if not 0 <= options.port <= 65535:
         raise CliError(f"{given.said('port', options.port)} is not a TCP port")
     if options.max_body_size is not None and options.max_body_size < 1:

@@ -37,6 +37,7 @@ from mcp_adapter.compile.parts import (
     owner_of,
     timeout_of,
 )
+from mcp_adapter.compile.resolvers import Resolvers
 from mcp_adapter.compile.tasks import task_support_of
 from mcp_adapter.compiled.catalog import CompiledTool, Hooks
 from mcp_adapter.compiled.handlers import HandlerPlan
@@ -180,11 +181,13 @@ def compile_tool(
             )
         )
     output = contract(output_type, where, "output", problems) if output_type is not None else None
+    payload_type = input_type if declared_input else None
+    resolvers = Resolvers(container, payload_type=payload_type)
     handler, found = plan_handler(
-        cls, "handle", container, payload_type=input_type if declared_input else None
+        cls, "handle", container, payload_type=payload_type, resolvers=resolvers
     )
     problems.extend(found)
-    parts = class_parts(cls, "tool", name, container, problems)
+    parts = class_parts(cls, "tool", name, container, problems, resolvers)
     task_support = task_support_of(cls.task_support, f"{where}.task_support", problems)
     own_toolset: Any = cls.toolset
     if own_toolset is not None:
@@ -271,10 +274,14 @@ def compile_function_tool(
     params = split_parameters(handler, label, container, problems, reported)
     model = arguments_model(f"{name}Arguments", params, label, problems)
     names = tuple(param.name for param in params)
-    plan, found = plan_function(handler, container, label=label, argument_names=(*names, *reported))
+    arguments = (*names, *reported)
+    resolvers = Resolvers(container, argument_names=arguments)
+    plan, found = plan_function(
+        handler, container, label=label, argument_names=arguments, resolvers=resolvers
+    )
     problems.extend(found)
     output = _output(handler, label, problems)
-    hooks = function_hooks(spec, name, container, problems)
+    hooks = function_hooks(spec, name, container, problems, resolvers)
     task_support = task_support_of(spec.task_support, f"tool {name!r}.task_support", problems)
     if governing is not None:
         hooks = hooks.within(governing)

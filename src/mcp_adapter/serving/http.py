@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp.server import Server as SdkServer
 from mcp.server.request_state import RequestStateSecurity
@@ -26,8 +26,14 @@ from mcp_adapter.serving.host_security import default_transport_security
 from mcp_adapter.serving.lifespan import serve_lifespan
 from mcp_adapter.serving.limits import HttpLimits
 from mcp_adapter.serving.lowlevel import build_sdk_server
+from mcp_adapter.serving.replicas import Readiness, bus_of, resumability_of, shared_redis
 from mcp_adapter.serving.servable import Servable, catalog_of
 from mcp_adapter.serving.toolsets import TOOLSET_PATH_PARAM, ToolsetRouter
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+    from mcp_adapter.stores import SharedRedis
 
 
 def http_app(
@@ -48,6 +54,7 @@ def http_app(
     configure: Callable[[SdkServer[Any]], None] | None = None,
     subscription_bus: BusChoice = None,
     subscription_limits: SubscriptionLimits | None = None,
+    redis: str | Redis | SharedRedis | None = None,
     run_lifespan: bool = True,
     close_container: bool = False,
     debug: bool = False,
@@ -91,12 +98,21 @@ def http_app(
       need sessions (``stateless=False``). See docs/notifications.md.
     - ``subscription_limits``: a :class:`SubscriptionLimits` (default
       ``SubscriptionLimits()``): listen streams per client and in all, URIs watched.
+    - ``redis``: the Redis that replicas of this server share (a URL
+      ``redis://host:port/db``, a ``redis.asyncio.Redis`` or a ``SharedRedis``):
+      change notifications cross replicas on it, and a stateful app's resumable
+      streams keep their events there (docs/deployment.md). ``None``: everything
+      stays in this process.
     - ``run_lifespan`` (default): the app's lifespan runs :func:`serve_lifespan`
       (the container's eager singletons, then ``Server.lifespan``; left in
       reverse order at shutdown, and with ``close_container=True`` the container
       closed last). ``False`` when the caller runs ``serve_lifespan`` around the
       app itself (``mcp-adapter serve`` does, to start up before binding).
     - ``debug``: Starlette's ``debug`` (tracebacks in error pages).
+
+    ``GET /healthz`` answers 200 while the process serves, ``GET /readyz`` 200 once
+    the lifespan has started and while Redis (when given) answers, else 503; neither
+    needs a token.
 
     The app's lifespan must run (uvicorn does that); when mounting it, run
     :func:`mcp_lifespan` in the parent app's lifespan. ``app.state.mcp_catalog``
@@ -111,6 +127,10 @@ def http_app(
     if toolsets is not None:
         catalog = catalog.select(toolsets)
     threads = Threads(catalog.threads)
+    shared = shared_redis(redis, catalog.name)
+    subscription_bus = bus_of(shared, subscription_bus)
+    resumability = resumability_of(shared, resumability, stateless=stateless)
+    readiness = Readiness.of(shared, subscription_bus)
     calls = CallsInFlight(limits.max_calls, limits.max_calls_per_client)
     server = build_sdk_server(
         catalog,
@@ -139,7 +159,7 @@ def http_app(
         manager, limits=limits, json_response=json_response, toolsets=catalog.toolsets, auth=auth
     )
     path = "/" + path.strip("/")
-    routes: list[BaseRoute] = [Route(path, endpoint=mcp)]
+    routes: list[BaseRoute] = [Route(path, endpoint=mcp), *readiness.routes()]
     if catalog.toolsets:
         routes.append(Route(f"{path.rstrip('/')}/x/{{{TOOLSET_PATH_PARAM}}}", endpoint=mcp))
     if auth is not None:
@@ -153,6 +173,7 @@ def http_app(
                 await stack.enter_async_context(startup)
             elif close_container:
                 stack.push_async_callback(container.aclose)
+            await stack.enter_async_context(readiness.serving())
             await stack.enter_async_context(manager.run())
             yield
 
@@ -160,6 +181,7 @@ def http_app(
     app.state.mcp_session_manager = manager
     app.state.mcp_catalog = catalog
     app.state.mcp_http_limits = limits
+    app.state.mcp_readiness = readiness
     return app
 
 

@@ -7,7 +7,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import AsyncExitStack, contextmanager
 from types import TracebackType
-from typing import Protocol, Self
+from typing import TYPE_CHECKING, Protocol, Self
 
 import anyio
 import anyio.lowlevel
@@ -32,6 +32,7 @@ from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id
 from mcp_adapter.serving.lifespan import serve_lifespan
 from mcp_adapter.serving.limits import DEFAULT_SHUTDOWN_TIMEOUT
 from mcp_adapter.serving.lowlevel import build_sdk_server
+from mcp_adapter.serving.replicas import Readiness, bus_of, shared_redis
 from mcp_adapter.serving.servable import Servable, catalog_of
 from mcp_adapter.serving.signals import HeldSignals
 
@@ -39,6 +40,11 @@ logger = logging.getLogger("mcp_adapter")
 
 _JSON_WHITESPACE = " \t\r\n"
 """What RFC 8259 calls whitespace (a form feed or a no-break space is not)."""
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+    from mcp_adapter.stores import SharedRedis
 
 
 class _Source(Protocol):
@@ -214,6 +220,7 @@ async def serve_stdio(
     identity: Identity | None = None,
     subscription_bus: BusChoice = None,
     subscription_limits: SubscriptionLimits | None = None,
+    redis: str | Redis | SharedRedis | None = None,
 ) -> None:
     """Serve ``servable`` over stdio until the client closes stdin.
 
@@ -235,10 +242,15 @@ async def serve_stdio(
     own: :func:`~mcp_adapter.serving.local_identity.os_user` is the local user), given
     to handlers, hooks and services as over HTTP a verified token's is; without it
     every request is anonymous.
-    ``subscription_bus`` and ``subscription_limits`` are ``http_app``'s (docs/notifications.md).
+    ``subscription_bus``, ``subscription_limits`` and ``redis`` are ``http_app``'s
+    (docs/notifications.md, docs/deployment.md): with ``redis``, changes announced by
+    this process reach HTTP replicas' listeners and the reverse.
     """
     catalog = with_middleware(catalog_of(servable, container), middleware, container)
     refuse_http_only(catalog, "stdio")
+    shared = shared_redis(redis, catalog.name)
+    subscription_bus = bus_of(shared, subscription_bus)
+    readiness = Readiness.of(shared, subscription_bus)
     server = build_sdk_server(
         catalog,
         container,
@@ -254,6 +266,7 @@ async def serve_stdio(
             await stack.enter_async_context(startup)
         elif close_container:
             stack.push_async_callback(container.aclose)
+        await stack.enter_async_context(readiness.serving())
         with _stdin(stdin) as lines:
             async with stdio_server(lines, stdout) as (read, write):
                 messages = AnsweringReadStream(read, write)
@@ -269,6 +282,7 @@ def run_stdio(
     shutdown_timeout: float | None = DEFAULT_SHUTDOWN_TIMEOUT,
     request_state_security: RequestStateSecurity | None = None,
     on_ready: Callable[[Catalog], None] | None = None,
+    redis: str | Redis | SharedRedis | None = None,
 ) -> None:
     """Serve ``servable`` over stdio in this process until stdin closes or a stop signal
     comes, for a script's ``if __name__ == "__main__":`` (``mcp-adapter serve`` uses it).
@@ -305,6 +319,7 @@ def run_stdio(
                         run_lifespan=False,
                         request_state_security=request_state_security,
                         identity=identity,
+                        redis=redis,
                     )
                 held.shutting_down()
 

@@ -1,0 +1,51 @@
+"""State that outlives a request: events of resumable streams, rate counts, change
+notifications. Each protocol has an in-memory store (one process) and a Redis one
+(replicas sharing one Redis: ``pip install 'mcp-adapter-di[redis]'``).
+
+Imports nothing of the package but its root modules, so every part above may use it.
+The Redis stores are imported when first asked for: serving without Redis never
+imports ``redis``.
+"""
+
+from typing import TYPE_CHECKING, Any
+
+from mcp_adapter.stores.events import EventLog, InMemoryEventLog, StoredEvent
+from mcp_adapter.stores.rates import InMemoryRateStore, Rate, RateStore
+
+if TYPE_CHECKING:
+    from mcp_adapter.stores.redis_bus import RedisSubscriptionBus
+    from mcp_adapter.stores.redis_events import RedisEventLog
+    from mcp_adapter.stores.redis_rates import RedisRateStore
+    from mcp_adapter.stores.shared import SharedRedis
+
+_ON_FIRST_USE = {
+    "RedisEventLog": "mcp_adapter.stores.redis_events",
+    "RedisRateStore": "mcp_adapter.stores.redis_rates",
+    "RedisSubscriptionBus": "mcp_adapter.stores.redis_bus",
+    "SharedRedis": "mcp_adapter.stores.shared",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _ON_FIRST_USE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "EventLog",
+    "InMemoryEventLog",
+    "InMemoryRateStore",
+    "Rate",
+    "RateStore",
+    "RedisEventLog",
+    "RedisRateStore",
+    "RedisSubscriptionBus",
+    "SharedRedis",
+    "StoredEvent",
+]

@@ -1,0 +1,167 @@
+"""``SharedRedis``: the one Redis that replicas of a server share, and the stores on it.
+
+``http_app(..., redis=...)`` and ``serve_stdio(..., redis=...)`` take a URL
+(``redis://host:port/db``, ``rediss://`` for TLS, ``unix://``), a
+``redis.asyncio.Redis`` client, or a :class:`SharedRedis` (to choose the prefix).
+Every key and channel the adapter writes starts with the prefix and the served
+server's name (``mcp_adapter:<server>:...``), then names its owner (session,
+stream, caller).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit, urlunsplit
+
+from mcp_adapter.stores.events import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_BYTES_PER_STREAM,
+    DEFAULT_MAX_EVENTS_PER_STREAM,
+)
+from mcp_adapter.stores.redis_events import DEFAULT_EVENT_TTL, RedisEventLog
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+    from mcp_adapter.stores.redis_bus import RedisSubscriptionBus
+    from mcp_adapter.stores.redis_rates import RedisRateStore
+
+DEFAULT_PREFIX = "mcp_adapter"
+SCHEMES = ("redis", "rediss", "unix")
+CONNECT_TIMEOUT = 2.0
+"""Seconds to connect to Redis before a command fails (readiness answers within it)."""
+COMMAND_TIMEOUT = 5.0
+"""Seconds a Redis command may take before it fails."""
+
+
+def redacted(url: str) -> str:
+    """``url`` without its password, to print.
+
+    >>> redacted("redis://user:secret@cache:6379/0")
+    'redis://user:***@cache:6379/0'
+    >>> redacted("redis://127.0.0.1:6379/0")
+    'redis://127.0.0.1:6379/0'
+    """
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port is not None else ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}{port}"))
+
+
+def check_url(url: str) -> str:
+    """``url`` if it is a Redis URL, else a ValueError saying what one looks like.
+
+    >>> check_url("http://cache:6379")
+    Traceback (most recent call last):
+    ...
+    ValueError: a Redis URL starts with redis://, rediss:// or unix://, not 'http://cache:6379'
+    """
+    scheme = urlsplit(url).scheme
+    if scheme not in SCHEMES:
+        raise ValueError(
+            f"a Redis URL starts with redis://, rediss:// or unix://, not {redacted(url)!r}"
+        )
+    return url
+
+
+def client_from_url(url: str) -> Redis:
+    """A ``redis.asyncio.Redis`` for ``url`` (nothing connects until the first command)."""
+    try:
+        from redis.asyncio import Redis
+    except ImportError as exc:  # the optional dependency
+        raise ImportError(
+            "Redis support needs the redis package: pip install 'mcp-adapter-di[redis]'"
+        ) from exc
+    client: Redis = Redis.from_url(
+        check_url(url),
+        socket_connect_timeout=CONNECT_TIMEOUT,
+        socket_timeout=COMMAND_TIMEOUT,
+        health_check_interval=30,
+    )
+    return client
+
+
+@dataclass(frozen=True, slots=True)
+class SharedRedis:
+    """A Redis client and the prefix of every key the adapter keeps there."""
+
+    client: Redis
+    prefix: str = DEFAULT_PREFIX
+    """The start of every key and channel; replicas of one server must share it, and
+    another deployment on the same Redis must have its own."""
+    owns_client: bool = False
+    """The client was made here (from a URL): closed when serving ends."""
+
+    def __post_init__(self) -> None:
+        if not self.prefix or any(c.isspace() for c in self.prefix):
+            raise ValueError(f"a Redis prefix is a word without spaces, not {self.prefix!r}")
+
+    @classmethod
+    def of(cls, value: str | Redis | SharedRedis) -> SharedRedis:
+        """``value`` as a :class:`SharedRedis`: a URL gets a client of its own."""
+        if isinstance(value, SharedRedis):
+            return value
+        if isinstance(value, str):
+            return cls(client_from_url(value), owns_client=True)
+        return cls(value)
+
+    def for_server(self, name: str) -> SharedRedis:
+        """The same Redis under ``{prefix}:{name}``: what one served server writes."""
+        return dataclasses.replace(self, prefix=f"{self.prefix}:{name}")
+
+    def key(self, *parts: str) -> str:
+        """``prefix:part:...``.
+
+        >>> SharedRedis(client=None, prefix="app").key("rate", "ada")  # type: ignore[arg-type]
+        'app:rate:ada'
+        """
+        return ":".join((self.prefix, *parts))
+
+    async def reachable(self) -> bool:
+        """Redis answers ``PING`` (within the client's timeouts)."""
+        from redis.exceptions import RedisError
+
+        try:
+            return bool(await self.client.ping())
+        except (RedisError, OSError):
+            return False
+
+    async def aclose(self) -> None:
+        """Close the client if it was made here (from a URL)."""
+        if self.owns_client:
+            await self.client.aclose()
+
+    def event_log(
+        self,
+        *,
+        max_events_per_stream: int = DEFAULT_MAX_EVENTS_PER_STREAM,
+        max_bytes_per_stream: int = DEFAULT_MAX_BYTES_PER_STREAM,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        ttl: int = DEFAULT_EVENT_TTL,
+    ) -> RedisEventLog:
+        """A :class:`RedisEventLog` under ``{prefix}:events``."""
+        return RedisEventLog(
+            self.client,
+            self.key("events"),
+            max_events_per_stream=max_events_per_stream,
+            max_bytes_per_stream=max_bytes_per_stream,
+            max_bytes=max_bytes,
+            ttl=ttl,
+        )
+
+    def subscription_bus(self) -> RedisSubscriptionBus:
+        """A :class:`RedisSubscriptionBus` on channel ``{prefix}:changes``."""
+        from mcp_adapter.stores.redis_bus import RedisSubscriptionBus
+
+        return RedisSubscriptionBus(self.client, self.key("changes"))
+
+    def rate_store(self) -> RedisRateStore:
+        """A :class:`RedisRateStore` under ``{prefix}:rates``."""
+        from mcp_adapter.stores.redis_rates import RedisRateStore
+
+        return RedisRateStore(self.client, self.key("rates"))
