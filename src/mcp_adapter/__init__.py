@@ -21,6 +21,7 @@ from mcp_adapter.compile.server import compile_server
 from mcp_adapter.compiled.catalog import Catalog
 from mcp_adapter.compiled.lifespan import StartupError
 from mcp_adapter.declare.annotations import ToolAnnotations
+from mcp_adapter.declare.apps import APP_MIME_TYPE, ToolUI, supports_apps
 from mcp_adapter.declare.components import Prompt, PromptArgument, Resource, Server, Tool
 from mcp_adapter.declare.middleware import Call, Middleware, Next, RequestCall, request_stage
 from mcp_adapter.declare.policy import Policy
@@ -64,6 +65,7 @@ from mcp_adapter.serving.lowlevel import build_sdk_server
 __all__ = [
     "TaskSupport",
     "Tasks",
+    "APP_MIME_TYPE",
     "TOOLS",
     "AcceptedElicitation",
     "AcceptedUrlElicitation",
@@ -93,6 +95,7 @@ __all__ = [
     "RequestCall",
     "Resumability",
     "ToolError",
+    "ToolUI",
     "Icon",
     "Identity",
     "McpExtension",
@@ -122,6 +125,7 @@ __all__ = [
     "run_stdio",
     "serve_lifespan",
     "serve_stdio",
+    "supports_apps",
     "tool",
 ]
 

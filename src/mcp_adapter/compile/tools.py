@@ -20,6 +20,7 @@ import pydantic
 from mcp import types
 
 from container import EMPTY, Container, Problem, type_hints
+from mcp_adapter.compile.apps import with_ui
 from mcp_adapter.compile.arguments import arguments_model, split_parameters
 from mcp_adapter.compile.handlers import plan_function, plan_handler
 from mcp_adapter.compile.middleware import is_async_callable, plan_layers
@@ -191,9 +192,9 @@ def compile_tool(
     own_toolset: Any = cls.toolset
     if own_toolset is not None:
         toolset = checked_name(own_toolset, f"{where}.toolset", problems, "toolset name")
+    meta = with_ui(cls.meta, cls.ui, f"{where}.ui", problems)
     if len(problems) > before or handler is None or input_contract is None:
         return None
-    meta = dict(cls.meta) if cls.meta else {}
     listing = _Listing(
         name, cls.title, description_of(cls, cls.description), cls.icons, cls.annotations, meta
     )
@@ -284,16 +285,10 @@ def compile_function_tool(
     task_support = task_support_of(spec.task_support, f"tool {name!r}.task_support", problems)
     if governing is not None:
         hooks = hooks.within(governing)
+    meta = with_ui(spec.meta, spec.ui, f"tool {name!r}", problems)
     if len(problems) > before or plan is None or model is None:
         return None
-    listing = _Listing(
-        name,
-        spec.title,
-        spec_description(spec),
-        spec.icons,
-        spec.annotations,
-        dict(spec.meta) if spec.meta else None,
-    )
+    listing = _Listing(name, spec.title, spec_description(spec), spec.icons, spec.annotations, meta)
     return _form(
         listing,
         owner=owner or owner_of(handler),
