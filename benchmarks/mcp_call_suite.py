@@ -28,9 +28,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server import Server as SdkServer
+from mcp.server.mcpserver.resolve import Elicit, Resolve  # the same as mcp_adapter's
 
 from benchmarks import field_venv
 from benchmarks.harness import Case, Row, Settings, ratio
@@ -40,8 +41,11 @@ from benchmarks.mcp_workload import (
     LEGACY,
     MODERN,
     MODES,
+    Approval,
     Clock,
     Ledger,
+    approve,
+    check_elicit,
     check_handler,
     check_server,
     connected,
@@ -49,6 +53,7 @@ from benchmarks.mcp_workload import (
     floor_server,
     handler_names,
     mcpserver_resolve,
+    mcpserver_resolve_elicit,
 )
 from benchmarks.suite import Column, Measured, RunOptions, Suite, Table, Target, find
 from container import Container
@@ -69,6 +74,10 @@ from mcp_adapter.layers import AccessLog, RateLimit, ResponseLimit, Timing
 from schemas import Schema
 
 ERA = {MODERN: "2026-07-28", LEGACY: "2025-11-25 (legacy)"}
+ELICIT_NOTE = {
+    MODERN: "two requests per call: input_required, then the retry with the answer",
+    LEGACY: "one request per call, and the server's elicitation/create answered mid-call",
+}
 SCENARIO = {MODERN: "modern", LEGACY: "legacy"}
 HANDLER = "handler"
 FIELD = {MODERN: "field-modern", LEGACY: "field-legacy"}
@@ -155,6 +164,33 @@ class LayeredAdder(McpExtension):
         return AddOutput(sum=ledger.add(a, b) + clock.offset)
 
 
+async def approval_of(payload: AddInput) -> Elicit[Approval]:
+    return Elicit(f"Add {payload.a} and {payload.b}?", Approval)
+
+
+class AddElicitTool(Tool[AddInput, AddOutput]):
+    """``AddHandleTool`` that first asks the client one question (a resolved parameter)."""
+
+    name = "add"
+
+    async def handle(
+        self,
+        payload: AddInput,
+        ledger: Ledger,
+        clock: Clock,
+        approval: Annotated[Approval, Resolve(approval_of)],
+    ) -> McpResponse:
+        assert approval.ok
+        return McpResponse.structured(
+            AddOutput(sum=ledger.add(payload.a, payload.b) + clock.offset)
+        )
+
+
+class ElicitServer(Server):
+    name = "adapter-elicit"
+    tools = (AddElicitTool,)
+
+
 class ConstructorServer(Server):
     name = "adapter-constructor"
     tools = (AddTool,)
@@ -197,6 +233,10 @@ def adapter_sync() -> SdkServer[Any]:
 class LayeredServer(Server):
     name = "adapter-layered"
     tools = (AddLayeredTool,)
+
+
+def adapter_elicit() -> SdkServer[Any]:
+    return adapter(ElicitServer)
 
 
 def adapter_layered() -> SdkServer[Any]:
@@ -271,12 +311,12 @@ def adapter_function_layered() -> SdkServer[Any]:
 # -- cases ----------------------------------------------------------------------------
 
 
-def _case(mode: str, name: str, make: Any, tag: str, **more: Any) -> Case:
+def _case(mode: str, name: str, make: Any, tag: str, client: Any = None, **more: Any) -> Case:
     return Case(
         SCENARIO[mode],
         name,
         CALL,
-        connected(make, mode),
+        connected(make, mode, **(client or {})),
         is_async=True,
         tag=tag,
         teardown=disconnect,
@@ -335,6 +375,22 @@ def cases(options: RunOptions | None = None) -> list[Case]:
                 "resolve",
                 note="async resolvers; the singleton resolver returns a prebuilt Clock",
             ),
+            _case(
+                mode,
+                "this adapter, handle() asking one question (Resolve + Elicit)",
+                adapter_elicit,
+                "ours-elicit",
+                client={"elicitation_callback": approve},
+                note=ELICIT_NOTE[mode],
+            ),
+            _case(
+                mode,
+                "MCPServer + Resolve asking one question (Elicit)",
+                mcpserver_resolve_elicit,
+                "resolve-elicit",
+                client={"elicitation_callback": approve},
+                note=ELICIT_NOTE[mode],
+            ),
         ]
     handler: list[tuple[str, Any, str, dict[str, Any]]] = [
         ("floor's handler", floor_server, "floor", {"anchor": True}),
@@ -376,6 +432,8 @@ def verify(options: RunOptions | None = None) -> None:
         await check_server(adapter_function(), "this adapter (@tool)")
         await check_server(adapter_function_layered(), "this adapter (@tool + layer)")
         await check_server(mcpserver_resolve(), "MCPServer + Resolve")
+        await check_elicit(adapter_elicit(), "this adapter (elicit)")
+        await check_elicit(mcpserver_resolve_elicit(), "MCPServer + Resolve (elicit)")
         await check_handler(floor_server(), "floor")
         await check_handler(adapter_constructor(), "this adapter (constructor)")
         await check_handler(adapter_handle(), "this adapter (handle)")

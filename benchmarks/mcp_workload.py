@@ -25,7 +25,7 @@ from mcp import MCPError, types
 from mcp.server import Server as SdkServer
 from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.resolve import Resolve
+from mcp.server.mcpserver.resolve import Elicit, Resolve
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 MODERN = "2026-07-28"
@@ -201,18 +201,62 @@ async def open_client(
     return box["client"], close
 
 
-async def connect(server: Any, mode: str) -> Mapping[str, Any]:
-    """Harness setup: an open client (tools already listed) as ``client``, plus ``args``."""
-    client, close = await open_client(lambda: mcp.Client(server, mode=mode))
+async def connect(server: Any, mode: str, **options: Any) -> Mapping[str, Any]:
+    """Harness setup: an open client (tools already listed) as ``client``, plus ``args``;
+    ``options`` go to ``mcp.Client`` (an ``elicitation_callback``, ...)."""
+    client, close = await open_client(lambda: mcp.Client(server, mode=mode, **options))
     await client.list_tools()
     return {"client": client, "args": ARGUMENTS, "_close": close}
 
 
 def connected(
-    make_server: Callable[[], Any], mode: str
+    make_server: Callable[[], Any], mode: str, **options: Any
 ) -> Callable[[], Awaitable[Mapping[str, Any]]]:
     """A harness ``setup``: build a fresh server and connect a client to it."""
-    return lambda: connect(make_server(), mode)
+    return lambda: connect(make_server(), mode, **options)
+
+
+# -- one question per call: the cost of one elicitation round ------------------------
+
+
+class Approval(BaseModel):
+    ok: bool
+
+
+async def approve(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+    """The client's side of the elicitation rows: every question is approved at once."""
+    return types.ElicitResult(action="accept", content={"ok": True})
+
+
+async def ask_approval() -> Elicit[Approval]:
+    return Elicit("Add these two numbers?", Approval)
+
+
+def mcpserver_resolve_elicit() -> MCPServer:
+    """``MCPServer`` whose ``add`` first asks one question through a ``Resolve`` resolver."""
+    app = MCPServer("mcpserver-resolve-elicit")
+
+    @app.tool(name=TOOL)
+    async def add(
+        a: int,
+        b: int,
+        ledger: Annotated[Ledger, Resolve(get_ledger)],
+        clock: Annotated[Clock, Resolve(get_clock)],
+        approval: Annotated[Approval, Resolve(ask_approval)],
+    ) -> AddResult:
+        assert approval.ok
+        return AddResult(sum=ledger.add(a, b) + clock.offset)
+
+    return app
+
+
+async def check_elicit(server: Any, who: str) -> None:
+    """Both eras: the question is asked, the answer reaches the handler, the result is right."""
+    for mode in MODES:
+        async with mcp.Client(server, mode=mode, elicitation_callback=approve) as client:
+            await client.list_tools()
+            for _ in range(2):
+                check_result(await client.call_tool(TOOL, ARGUMENTS), f"{who} ({mode})")
 
 
 async def disconnect(names: Mapping[str, Any]) -> None:

@@ -1,5 +1,5 @@
-"""What users' type checkers say: mypy (strict) and pyright accept the examples, the typed
-docs pages' code, and ``tests/typing/`` (whose ``assert_type`` lines pin what resolving,
+"""What users' type checkers say: mypy (strict) and pyright accept the examples, the code of
+every docs page, and ``tests/typing/`` (whose ``assert_type`` lines pin what resolving,
 declaring, extending and testing give back, and whose ``type: ignore`` lines must be needed:
 an unused one is an error under both)."""
 
@@ -13,14 +13,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_docs import DOCS, python_blocks
+from tests.test_docs import DOC_FILES, Block, python_blocks
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 TIMEOUT = 600  # seconds: a bound on a stuck checker, not a speed threshold
-TYPED_PAGES = ("getting-started", "coming-from-fastmcp", "coming-from-dishka", "middleware")
-"""Docs pages whose code is type-checked as a module each, blocks in order."""
-EXAMPLES = ["examples/demo", "examples/conformance", "examples/container_demo.py"]
+TYPED_PAGES = [path for path in DOC_FILES if python_blocks(path.read_text(encoding="utf-8"))]
+"""Docs pages with runnable code: each is type-checked as a module, blocks in order."""
+EXAMPLES = [
+    "examples/demo",
+    "examples/conformance",
+    "examples/helpdesk",
+    "examples/apps",
+    "examples/container_demo.py",
+]
 SCRIPTS = ["examples/extensions/sandboxes.py", "examples/extensions/sandbox_audit.py"]
 """Run as scripts from their folder (``sandbox_audit`` imports ``sandboxes``): checked apart."""
 
@@ -43,11 +49,29 @@ def snippets(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     folder = tmp_path_factory.mktemp("docs_snippets")
     paths = []
     for page in TYPED_PAGES:
-        blocks = python_blocks((DOCS / f"{page}.md").read_text(encoding="utf-8"))
-        path = folder / f"doc_{page.replace('-', '_')}.py"
-        path.write_text("".join(block.code + "\n" for block in blocks), encoding="utf-8")
+        blocks = python_blocks(page.read_text(encoding="utf-8"))
+        path = folder / f"doc_{page.stem.replace('-', '_')}.py"
+        path.write_text(on_page_lines(blocks), encoding="utf-8")
         paths.append(str(path))
     return paths
+
+
+def on_page_lines(blocks: Sequence[Block]) -> str:
+    """The blocks as one module whose line numbers are the page's: an error names the line
+    of the ``.md`` file to fix."""
+    parts: list[str] = []
+    line = 1
+    for block in blocks:
+        parts.append("\n" * (block.line - line) + block.code)
+        line = block.line + block.code.count("\n")
+    return "".join(parts)
+
+
+def test_every_page_with_code_is_checked() -> None:
+    assert {path.name for path in TYPED_PAGES} >= {"container.md", "tools.md", "testing.md"}
+    text = "x\n```python\na = 1\n```\ny\n\n```python\nb = 2\nc = 3\n```\n"
+    module = on_page_lines(python_blocks(text)).splitlines()
+    assert (module[2], module[7], module[8]) == ("a = 1", "b = 2", "c = 3")
 
 
 def test_mypy_strict(snippets: list[str]) -> None:

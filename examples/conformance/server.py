@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 import anyio
 from examples.conformance.fixtures import PNG, WAV
+from examples.conformance.inputs import INPUT_TOOLS, InputPrompt
 from examples.conformance.tasks import TASK_TOOLS
 from mcp import types
 from mcp.server.caching import CacheHint
@@ -529,10 +530,17 @@ class ConformanceServer(Server):
         JsonSchema2020Tool,
         HeaderTool,
         ReconnectionTool,
+        *INPUT_TOOLS,
         *TASK_TOOLS,
     )
     resources = (StaticTextResource, StaticBinaryResource, WatchedResource, TemplateDataResource)
-    prompts = (SimplePrompt, PromptWithArguments, PromptWithEmbeddedResource, PromptWithImage)
+    prompts = (
+        SimplePrompt,
+        PromptWithArguments,
+        PromptWithEmbeddedResource,
+        PromptWithImage,
+        InputPrompt,
+    )
     cache_hints = {  # noqa: RUF012 - what every listing and read says of its freshness
         "tools/list": CacheHint(ttl_ms=300_000, scope="public"),
         "prompts/list": CacheHint(ttl_ms=300_000, scope="public"),

@@ -8,7 +8,7 @@ import types
 import typing
 from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
-from typing import Any, TypeVar, overload
+from typing import Any, Self, TypeVar, overload
 
 import anyio
 
@@ -152,7 +152,7 @@ class Scope:
         if self._exits:
             await run_exits_async(self._exits, error)
 
-    def __enter__(self) -> Scope:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(
@@ -166,7 +166,7 @@ class Scope:
         if self._exits:
             run_exits_sync(self._exits, exc)
 
-    async def __aenter__(self) -> Scope:
+    async def __aenter__(self) -> Self:
         return self
 
     def __aexit__(

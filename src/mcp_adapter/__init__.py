@@ -6,12 +6,22 @@ from mcp_adapter.distribution import require_own_packages, version
 # (a project's own schemas.py, or another distribution's files, gets a clear error).
 require_own_packages()
 
+from mcp.server.elicitation import (
+    AcceptedElicitation,
+    AcceptedUrlElicitation,
+    CancelledElicitation,
+    DeclinedElicitation,
+    ElicitationResult,
+    UrlElicitationResult,
+)
+from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve, Sample
 from mcp.types import Icon
 
 from mcp_adapter.compile.server import compile_server
 from mcp_adapter.compiled.catalog import Catalog
 from mcp_adapter.compiled.lifespan import StartupError
 from mcp_adapter.declare.annotations import ToolAnnotations
+from mcp_adapter.declare.apps import APP_MIME_TYPE, ToolUI, supports_apps
 from mcp_adapter.declare.components import Prompt, PromptArgument, Resource, Server, Tool
 from mcp_adapter.declare.middleware import Call, Middleware, Next, RequestCall, request_stage
 from mcp_adapter.declare.policy import Policy
@@ -35,6 +45,7 @@ from mcp_adapter.extensions import (
     put_on_server,
     tool,
 )
+from mcp_adapter.input.markers import ElicitUrl
 from mcp_adapter.notifications import ClientLogger, Notifier, Progress, SubscriptionLimits
 from mcp_adapter.serving import (
     BearerAuth,
@@ -54,7 +65,19 @@ from mcp_adapter.serving.lowlevel import build_sdk_server
 __all__ = [
     "TaskSupport",
     "Tasks",
+    "APP_MIME_TYPE",
     "TOOLS",
+    "AcceptedElicitation",
+    "AcceptedUrlElicitation",
+    "CancelledElicitation",
+    "DeclinedElicitation",
+    "Elicit",
+    "ElicitUrl",
+    "ElicitationResult",
+    "ListRoots",
+    "Resolve",
+    "Sample",
+    "UrlElicitationResult",
     "BearerAuth",
     "Catalog",
     "Compilable",
@@ -72,6 +95,7 @@ __all__ = [
     "RequestCall",
     "Resumability",
     "ToolError",
+    "ToolUI",
     "Icon",
     "Identity",
     "McpExtension",
@@ -101,6 +125,7 @@ __all__ = [
     "run_stdio",
     "serve_lifespan",
     "serve_stdio",
+    "supports_apps",
     "tool",
 ]
 

@@ -12,13 +12,12 @@ import json
 import logging
 from typing import Any
 
-import mcp
 import pytest
 from mcp import types
 
 from container import Container
 from mcp_adapter import McpRequest, McpResponse, Prompt, Resource, Server, Tool
-from mcp_adapter.input.asking import MAX_INPUT_ROUNDS
+from mcp_adapter.input.resolution import MAX_INPUT_ROUNDS
 from mcp_adapter.testing import McpTestClient
 from schemas import Schema
 from tests.components.support import LEGACY, MODERN, SDK_MODES, sdk_client
@@ -85,16 +84,22 @@ class NagTool(Tool):
 class AskingPrompt(Prompt):
     name = "asking"
 
-    def handle(self) -> McpResponse:
-        return McpResponse.elicit("Sure?", Confirm)
+    def handle(self, request: McpRequest) -> McpResponse:
+        answer = request.input_responses.get("sure")
+        if answer is None:
+            return McpResponse.elicit("Sure?", Confirm, key="sure")
+        return McpResponse.text(f"prompt: {answer['action']}")
 
 
 class AskingResource(Resource):
     name = "asking"
     uri = "ask://me"
 
-    def handle(self) -> McpResponse:
-        return McpResponse.elicit("Sure?", Confirm)
+    def handle(self, request: McpRequest) -> McpResponse:
+        answer = request.input_responses.get("sure")
+        if answer is None:
+            return McpResponse.elicit("Sure?", Confirm, key="sure")
+        return McpResponse.text(f"resource: {answer['action']}")
 
 
 class Desk(Server):
@@ -333,39 +338,36 @@ async def test_2025_a_client_without_elicitation_is_not_asked() -> None:
     assert ledger.deleted == []
 
 
-# -- tools only ------------------------------------------------------------------------------------
+# -- prompts and resources ask too ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("era", [MODERN, LEGACY])
-@pytest.mark.parametrize(
-    ("method", "params", "owner"),
-    [
-        ("prompts/get", {"name": "asking"}, "AskingPrompt"),
-        ("resources/read", {"uri": "ask://me"}, "AskingResource"),
-    ],
-)
-async def test_prompts_and_resources_cannot_ask_and_say_so(
-    era: str, method: str, params: dict[str, Any], owner: str, caplog: pytest.LogCaptureFixture
-) -> None:
-    answers = Answers({"action": "accept", "content": {"ok": True}})
-    client = McpTestClient(
-        Container(), Desk, protocol=era, capabilities=ELICITATION, on_server_request=answers
-    )
-    with caplog.at_level(logging.ERROR, logger="mcp_adapter"):
-        result = await client.request(method, params)
-    assert result.error is not None
-    assert result.error["code"] == types.INTERNAL_ERROR
-    assert answers.asked == []
-    assert any(
-        f"{owner} asked for input" in str(r.exc_info[1]) for r in caplog.records if r.exc_info
-    )
+@pytest.mark.parametrize("mode", SDK_MODES)
+@pytest.mark.parametrize("action", ["accept", "decline"])
+async def test_prompts_and_resources_ask_in_both_eras(mode: str, action: str) -> None:
+    asked: list[str] = []
+
+    async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        content = {"ok": True} if action == "accept" else None
+        return types.ElicitResult(action=action, content=content)
+
+    async with sdk_client(Desk, Container(), mode, elicitation_callback=elicit) as sdk:
+        prompt = await sdk.get_prompt("asking")
+        read = await sdk.read_resource("ask://me")
+    (message,) = prompt.messages
+    assert message.content == types.TextContent(type="text", text=f"prompt: {action}")
+    (contents,) = read.contents
+    assert isinstance(contents, types.TextResourceContents)
+    assert contents.text == f"resource: {action}"
+    assert asked == ["Sure?", "Sure?"]
 
 
-async def test_mcp_client_sees_the_prompt_error() -> None:
-    async with sdk_client(Desk, Container(), "legacy") as sdk:
-        with pytest.raises(mcp.MCPError) as raised:
-            await sdk.get_prompt("asking")
-    assert raised.value.code == types.INTERNAL_ERROR
+async def test_2026_a_prompt_answers_input_required() -> None:
+    client = McpTestClient(Container(), Desk, capabilities=ELICITATION)
+    first = (await client.request("prompts/get", {"name": "asking"})).result
+    assert first is not None
+    assert first["resultType"] == "input_required"
+    assert list(first["inputRequests"]) == ["sure"]
 
 
 @pytest.mark.parametrize("era", [MODERN, LEGACY])

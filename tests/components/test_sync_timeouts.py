@@ -8,6 +8,13 @@ scope's finalizers saw no error (a unit of work committed). Here the handler blo
 the test releases it, which it does only once the answer has arrived: before the fix the
 answer never came (the bounded wait failed).
 
+A handler whose worker thread had not started by its deadline (a loaded machine can take
+longer than a 0.05 s ``timeout`` to start one) never runs: the call answers as well, and
+only what its scope built is finalized. The tests accept either case and check each, and
+``late_start`` forces the second. Before, they took every handler to have started: under
+load the thread-bound cases waited for a rollback of a scope that never built anything,
+and the mixed one found its rollback, done on the loop at the deadline, before the answer.
+
 No test asserts on timing: each wait only bounds the test.
 """
 
@@ -24,6 +31,7 @@ import pytest
 
 from container import Container
 from mcp_adapter import McpResponse, Prompt, Resource, Server, Tool
+from mcp_adapter.dispatch import threads
 from mcp_adapter.testing import McpTestClient
 from tests.components.support import ERAS
 
@@ -130,6 +138,7 @@ class QuickTool(Tool):
 
 class Timed(Server):
     name = "timed"
+    threads = 1  # what makes ``_settled`` wait for a call's worker thread to be done
     tools = (SlowTool, SlowMixedTool, QuickTool)
     resources = (SlowResource,)
     prompts = (SlowPrompt,)
@@ -144,29 +153,43 @@ def serving() -> tuple[Container, Ledger]:
     return container, ledger
 
 
-async def _finished(ledger: Ledger) -> None:
-    with anyio.fail_after(BOUND):
-        while "commit" not in ledger.events and "rollback" not in ledger.events:
-            await anyio.sleep(0.01)
-
-
-async def _answer_while_blocked(ledger: Ledger, ask: Any) -> Any:
-    """The answer, got while the handler is (or would be) still blocked; then release it."""
+async def _answer_while_blocked(ledger: Ledger, ask: Any) -> tuple[Any, list[str]]:
+    """The answer, got while the handler is (or would be) still blocked, and what the units
+    of work had done by then; then release the handler."""
     try:
         with anyio.fail_after(BOUND):
             answer = await ask()
-        assert "rollback" not in ledger.events, "no finalizer while the handler still runs"
-        assert "commit" not in ledger.events
-        return answer
+        return answer, list(ledger.events)
     finally:
         ledger.release.set()
 
 
-def _rolled_back_after_the_handler(ledger: Ledger, what: str) -> None:
-    if f"write {what}" in ledger.events:  # the handler ran before its deadline
-        assert ledger.events == ["open", f"write {what}", "still open: True", "rollback"]
-    else:  # it had not started by the deadline: it never does
-        assert ledger.events == ["open", "rollback"]
+async def _settled(client: McpTestClient, ledger: Ledger) -> list[str]:
+    """What the units of work did once the call is over, its worker thread included.
+
+    The server has one worker thread, which a call gives back only once everything handed
+    to it has run (its scope's finalizers included): the ``quick`` call that follows gets
+    it then, so what came before it is final, whether or not the handler ever started.
+    """
+    with anyio.fail_after(BOUND):
+        (await client.tool("quick")).assertOk()
+    done = ledger.events[:-3]
+    assert ledger.events[-3:] == ["open", "write quick", "commit"]
+    return done
+
+
+def _rolled_back_after_the_handler(
+    seen: list[str], events: list[str], what: str, thread_bound: bool
+) -> None:
+    """``seen``: the events when the answer arrived; ``events``: once the call was over."""
+    if f"write {what}" in events:  # the handler started before its deadline: it ran to its end
+        assert "rollback" not in seen, "no finalizer while the handler still runs"
+        assert "commit" not in seen
+        assert events == ["open", f"write {what}", "still open: True", "rollback"]
+    elif thread_bound:  # not started by its deadline: it never does, nor its scope's services
+        assert events == []
+    else:  # its services were built on the loop: rolled back there, at the deadline
+        assert events == ["open", "rollback"]
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -177,16 +200,16 @@ async def test_a_sync_tool_past_its_timeout_answers_at_the_deadline_and_rolls_ba
     caplog.set_level(logging.ERROR, "mcp_adapter")
     container, ledger = serving()
     client = McpTestClient(container, Timed, protocol=era)
-    answer = await _answer_while_blocked(ledger, lambda: client.tool(name))
+    answer, seen = await _answer_while_blocked(ledger, lambda: client.tool(name))
     answer.assertError("Tool timed out after 0.05 s (incident ")
     assert answer.result is not None
     incident = answer.result["_meta"]["incident"]
     assert f"timed out after 0.05 s (incident {incident})" in caplog.text
-    await _finished(ledger)
+    events = await _settled(client, ledger)
     what = "tool" if name == "slow" else "mixed"
-    _rolled_back_after_the_handler(ledger, what)
+    _rolled_back_after_the_handler(seen, events, what, thread_bound=name == "slow")
     assert "late" not in str(answer.result), "the late value is discarded"
-    if f"write {what}" in ledger.events:
+    if f"write {what}" in events:
         handler = ledger.threads[f"write {what}"]
         assert handler != threading.get_ident()
         # thread-bound: finalized on the handler's thread; else on the loop, after it
@@ -200,10 +223,10 @@ async def test_a_sync_resource_past_its_timeout_fails_at_the_deadline_and_rolls_
 ) -> None:
     container, ledger = serving()
     client = McpTestClient(container, Timed, protocol=era)
-    answer = await _answer_while_blocked(ledger, lambda: client.read_resource("notes://slow"))
+    answer, seen = await _answer_while_blocked(ledger, lambda: client.read_resource("notes://slow"))
     answer.assertError("Resource read failed (incident ")
-    await _finished(ledger)
-    _rolled_back_after_the_handler(ledger, "resource")
+    events = await _settled(client, ledger)
+    _rolled_back_after_the_handler(seen, events, "resource", thread_bound=True)
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -212,10 +235,10 @@ async def test_a_sync_prompt_past_its_timeout_fails_at_the_deadline_and_rolls_ba
 ) -> None:
     container, ledger = serving()
     client = McpTestClient(container, Timed, protocol=era)
-    answer = await _answer_while_blocked(ledger, lambda: client.prompt("slow"))
+    answer, seen = await _answer_while_blocked(ledger, lambda: client.prompt("slow"))
     answer.assertError("Prompt failed (incident ")
-    await _finished(ledger)
-    _rolled_back_after_the_handler(ledger, "prompt")
+    events = await _settled(client, ledger)
+    _rolled_back_after_the_handler(seen, events, "prompt", thread_bound=True)
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -295,7 +318,8 @@ class Polite(Tool):
 
 class PoliteServer(Server):
     name = "polite"
-    tools = (Polite,)
+    threads = 1
+    tools = (Polite, QuickTool)
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -305,5 +329,51 @@ async def test_a_sync_handler_can_stop_at_its_deadline_by_itself(era: str) -> No
     with anyio.fail_after(BOUND):
         answer = await client.tool("polite")
     answer.assertError("Tool timed out after 0.05 s")
-    await _finished(ledger)  # without the test releasing anything
-    assert ledger.events[-1] == "rollback"
+    events = await _settled(client, ledger)  # without the test releasing anything
+    if "write polite" in events:  # it started before its deadline, and stopped by itself
+        assert events == ["open", "write polite", "rollback"]
+    else:  # it had not started by then: it never does
+        assert events == []
+
+
+@pytest.fixture
+def late_start(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
+    """A borrowed worker thread starts serving only once the returned event is set: a loaded
+    machine, where starting a thread can take longer than a call's whole ``timeout``."""
+    go = threading.Event()
+    serve = threads.Worker.serve
+
+    def late(worker: threads.Worker) -> None:
+        go.wait(BOUND)
+        serve(worker)
+
+    monkeypatch.setattr(threads.Worker, "serve", late)
+    yield go
+    go.set()
+
+
+ASKS: dict[str, tuple[Any, str]] = {
+    "tool": (lambda client: client.tool("slow"), "Tool timed out after 0.05 s (incident "),
+    "mixed": (lambda client: client.tool("slow_mixed"), "Tool timed out after 0.05 s (incident "),
+    "resource": (lambda client: client.read_resource("notes://slow"), "Resource read failed ("),
+    "prompt": (lambda client: client.prompt("slow"), "Prompt failed (incident "),
+}
+"""How each kind of sync call past its timeout is asked, and what its answer says."""
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("what", list(ASKS))
+async def test_a_sync_call_whose_thread_starts_after_its_deadline_answers_and_never_runs(
+    era: str, what: str, late_start: threading.Event
+) -> None:
+    container, ledger = serving()
+    client = McpTestClient(container, Timed, protocol=era)
+    ask, said = ASKS[what]
+    try:
+        answer, seen = await _answer_while_blocked(ledger, lambda: ask(client))
+    finally:
+        late_start.set()
+    answer.assertError(said)
+    events = await _settled(client, ledger)
+    assert f"write {what}" not in events, "a handler not started by its deadline never runs"
+    _rolled_back_after_the_handler(seen, events, what, thread_bound=what != "mixed")

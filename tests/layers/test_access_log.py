@@ -11,7 +11,7 @@ import pytest
 from container import Container
 from mcp_adapter import Identity, McpResponse, Prompt, Resource, Server, Tool
 from mcp_adapter.declare.middleware import Stage
-from mcp_adapter.layers import FIELDS, AccessLog, RateLimit
+from mcp_adapter.layers import FIELDS, AccessLog, AccessRecord, RateLimit
 from mcp_adapter.testing import McpTestClient
 from schemas import Schema
 from tests.components.support import ERAS
@@ -69,6 +69,29 @@ async def test_each_tool_call_is_one_record_with_its_outcome_and_caller(
         .getMessage()
         .endswith(f"(incident {records[3].incident})" + (f" ({error_type})" if error_type else ""))
     )
+
+
+async def test_access_record_reads_the_attributes_typed(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="mcp_adapter.access")
+    async with client(AccessLog(), era="2026-07-28", identity=ADA) as mcp:
+        failed = (await mcp.tool("echo", {"text": SECRET, "mode": "fail"})).assertError()
+        await mcp.tool("nope", {})
+    crashed, unknown = (AccessRecord.of(record) for record in access(caplog))
+    assert (crashed.method, crashed.component, crashed.outcome) == ("tools/call", "echo", "failed")
+    assert crashed.incident == failed.result["_meta"]["incident"]
+    assert crashed.subject == "ada"
+    assert (unknown.component, unknown.outcome, unknown.error_code) == (None, "refused", -32602)
+    assert fields(access(caplog)[0]) == {name: getattr(crashed, name) for name in FIELDS}
+
+
+def test_access_record_refuses_another_record_and_says_which() -> None:
+    other = logging.LogRecord("app", logging.INFO, __file__, 1, "hello %s", ("ada",), None)
+    with pytest.raises(
+        ValueError, match=r"'app' \('hello ada'\) is not an access record"
+    ) as caught:
+        AccessRecord.of(other)
+    assert "it has no method, component," in str(caught.value)
+    assert "hint: read records of the AccessLog layer's logger" in str(caught.value)
 
 
 @pytest.mark.parametrize("era", ERAS)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from mcp_adapter import McpRequest, McpResponse, Server, Tool
+from typing import Annotated
+
+from mcp_adapter import Elicit, McpRequest, McpResponse, Resolve, Server, Tool
 from schemas import Schema
 
 
@@ -20,6 +22,19 @@ class AskTool(Tool):
         return McpResponse.text(f"{answer['action']} {request.request_state}")
 
 
+async def confirm() -> Elicit[Confirm]:
+    return Elicit("Sure?", Confirm)
+
+
+class ResolvedAskTool(Tool):
+    """The same question as a resolved parameter."""
+
+    name = "ask_resolved"
+
+    async def handle(self, answer: Annotated[Confirm, Resolve(confirm)]) -> McpResponse:
+        return McpResponse.text(f"ok={answer.ok}")
+
+
 class AskServer(Server):
     name = "asking"
-    tools = (AskTool,)
+    tools = (AskTool, ResolvedAskTool)

@@ -22,7 +22,6 @@ from examples.conformance import suite
 from tests import needs
 from tests.serving.harness import serve_process
 
-INPUT_REQUESTS = "input requests (2026-07-28 input_required results) are not served yet"
 TASKS = (
     "a task that asks for input (input_required on tasks/get, answers by tasks/update) "
     "is not served yet"
@@ -95,6 +94,17 @@ PASSING: dict[str, frozenset[str]] = {
             "input-required-result-unsupported-methods",
             "input-required-result-ignore-extra-params",
             "input-required-result-validate-input",
+            "server-stateless",
+            "input-required-result-basic-elicitation",
+            "input-required-result-basic-sampling",
+            "input-required-result-basic-list-roots",
+            "input-required-result-request-state",
+            "input-required-result-multiple-input-requests",
+            "input-required-result-multi-round",
+            "input-required-result-result-type",
+            "input-required-result-tampered-state",
+            "input-required-result-capability-check",
+            "input-required-result-non-tool-request",
             "tasks-lifecycle",
             "tasks-capability-negotiation",
             "tasks-wire-fields",
@@ -114,19 +124,6 @@ PASSING: dict[str, frozenset[str]] = {
 FAILING: dict[str, dict[str, str]] = {
     "2025-11-25": {},
     "2026-07-28": {
-        "server-stateless": INPUT_REQUESTS
-        + ": its checks call test_missing_capability (-32021 for an undeclared client"
-        " capability) and test_streaming_elicitation; its subscription and logging checks pass",
-        "input-required-result-basic-elicitation": INPUT_REQUESTS,
-        "input-required-result-basic-sampling": INPUT_REQUESTS,
-        "input-required-result-basic-list-roots": INPUT_REQUESTS,
-        "input-required-result-request-state": INPUT_REQUESTS,
-        "input-required-result-multiple-input-requests": INPUT_REQUESTS,
-        "input-required-result-multi-round": INPUT_REQUESTS,
-        "input-required-result-non-tool-request": INPUT_REQUESTS,
-        "input-required-result-result-type": INPUT_REQUESTS,
-        "input-required-result-tampered-state": INPUT_REQUESTS,
-        "input-required-result-capability-check": INPUT_REQUESTS,
         "tasks-mrtr-input": TASKS,
         "tasks-mrtr-composition": TASKS
         + ": its tool gathers input inline (input_required) and only then starts its task",
@@ -176,9 +173,9 @@ def test_each_revisions_requirements_pass_but_the_known_gaps(
     )
 
 
-def test_the_known_gaps_are_input_requests_and_tasks_only() -> None:
+def test_the_known_gaps_are_tasks_only() -> None:
     reasons = {reason.split(":")[0] for gaps in FAILING.values() for reason in gaps.values()}
-    assert reasons == {INPUT_REQUESTS, TASKS}
+    assert reasons == {TASKS}
 
 
 @pytest.mark.parametrize(

@@ -116,11 +116,12 @@ def test_workers_without_a_key_share_one_made_at_start() -> None:
     [{"stateless": True}, {"stateless": True, "json_response": True}],
     ids=["sse", "json"],
 )
+@pytest.mark.parametrize("tool", ["ask", "ask_resolved"])
 def test_2025_input_on_stateless_http_says_there_is_no_back_channel(
-    options: dict[str, Any],
+    options: dict[str, Any], tool: str
 ) -> None:
     with serve_app(http_app(AskServer, Container(), **options)) as base:
-        answer = _call(f"{base}/mcp", LEGACY, {"name": "ask", "arguments": {}})
+        answer = _call(f"{base}/mcp", LEGACY, {"name": tool, "arguments": {}})
     assert answer["error"]["code"] == types.INVALID_REQUEST
     assert (
         "back-channel" in answer["error"]["message"] or "cannot send" in answer["error"]["message"]

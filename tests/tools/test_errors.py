@@ -274,7 +274,7 @@ async def test_every_crash_gets_its_own_incident(caplog: pytest.LogCaptureFixtur
 
 async def test_an_unknown_tool_is_a_protocol_error(driver: Driver) -> None:
     result = await driver.call(Container(), ErrorsServer, "no-such-tool", {})
-    assert result.result is None
+    assert "result" not in result.message
     assert result.error is not None
     assert result.error["code"] == types.INVALID_PARAMS == -32602
     assert "no-such-tool" in result.error["message"]
@@ -303,7 +303,7 @@ async def test_an_unknown_tool_is_a_protocol_error(driver: Driver) -> None:
 async def test_an_invalid_envelope_is_a_protocol_error(era: str, text: str, code: int) -> None:
     client = McpTestClient(Container(), ErrorsServer, protocol=era)  # type: ignore[arg-type]
     result = await client.send(text)
-    assert result.result is None
+    assert "result" not in result.message
     assert result.error is not None
     assert result.error["code"] == code
     assert result.message["id"] is None

@@ -10,7 +10,7 @@ from mcp import types
 
 from container import Container
 from mcp_adapter import McpResponse, Server, Tool, compile_server
-from mcp_adapter.testing import McpResult, McpTestClient
+from mcp_adapter.testing import McpResult, McpTestClient, texts_of
 from mcp_adapter.testing.client import MODERN
 from schemas import Schema
 
@@ -102,6 +102,46 @@ def test_assert_error_fails_on_success_and_on_other_text() -> None:
     assert json.dumps(TOOL_ERROR.message, indent=2) in text
     text = _fails(PROTOCOL_ERROR.assertError, "No such user")
     assert json.dumps(PROTOCOL_ERROR.message, indent=2) in text
+
+
+def test_result_is_the_result_object_or_fails_with_the_whole_message() -> None:
+    assert SUCCESS.result["structuredContent"] == {"greeting": "Hello, Ada!"}
+    text = _fails(lambda: PROTOCOL_ERROR.result)
+    assert "expected a result, got a protocol error" in text
+    assert json.dumps(PROTOCOL_ERROR.message, indent=2) in text
+    odd = McpResult({"jsonrpc": "2.0", "id": 1, "result": []})
+    assert "expected a result, got a response without one" in _fails(lambda: odd.result)
+    assert odd.texts == []
+    assert not odd.is_error
+
+
+def test_assert_error_with_a_code_wants_that_protocol_error() -> None:
+    assert PROTOCOL_ERROR.assertError("Unknown tool", code=-32602) is PROTOCOL_ERROR
+    text = _fails(lambda: PROTOCOL_ERROR.assertError(code=-32601))
+    assert "expected a protocol error -32601" in text
+    assert json.dumps(PROTOCOL_ERROR.message, indent=2) in text
+    assert "got isError: true" in _fails(lambda: TOOL_ERROR.assertError(code=-32602))
+    assert "got success" in _fails(lambda: SUCCESS.assertError(code=-32602))
+
+
+def test_texts_of_reads_the_sdk_results() -> None:
+    text = types.TextContent(type="text", text="Hello")
+    image = types.ImageContent(type="image", data="AA==", mime_type="image/png")
+    assert texts_of(types.CallToolResult(content=[text, image, text])) == ["Hello", "Hello"]
+    prompt = types.GetPromptResult(
+        messages=[
+            types.PromptMessage(role="user", content=text),
+            types.PromptMessage(role="user", content=image),
+        ]
+    )
+    assert texts_of(prompt) == ["Hello"]
+    resource = types.ReadResourceResult(
+        contents=[
+            types.TextResourceContents(uri="notes://1", text="note"),
+            types.BlobResourceContents(uri="notes://2", blob="AA=="),
+        ]
+    )
+    assert texts_of(resource) == ["note"]
 
 
 def test_assert_text_contains_fails_with_the_whole_message() -> None:

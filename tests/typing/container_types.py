@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from typing import Protocol, assert_type
 
-from container import Container, Lifetime, Scope
+from container import Container, Lifetime, Scope, SessionScope
 
 
 class Clock(Protocol):
@@ -54,11 +54,15 @@ def resolving(container: Container) -> None:
         assert_type(scope, Scope)
         assert_type(scope.get(Database), Database)
         assert_type(scope.get(FixedClock), FixedClock)
+    with container.session() as session:
+        assert_type(session, SessionScope)
+        with session.scope() as request:
+            assert_type(request.get(Database), Database)
     print(container.get(Database).missing)  # type: ignore[attr-defined]  # pyright: ignore[reportAttributeAccessIssue]
 
 
 async def resolving_async(container: Container) -> None:
     assert_type(await container.aget(FixedClock), FixedClock)
-    async with container.scope() as scope:
+    async with container.session() as session, session.scope() as scope:
         assert_type(await scope.aget(Database), Database)
         assert_type(await scope.aget(FixedClock), FixedClock)

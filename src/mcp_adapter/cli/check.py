@@ -16,6 +16,7 @@ from mcp_adapter.declare.components import Server, Tool
 from mcp_adapter.declare.naming import default_name
 from mcp_adapter.errors import CompileError
 from mcp_adapter.errors import problem as declaration_problem
+from mcp_adapter.input.questions import NOTHING
 from mcp_adapter.serving import NotServableError, catalog_of
 
 
@@ -28,7 +29,8 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         "Checks that every published input and output schema, in both protocol eras, is a "
         "valid, self-contained JSON Schema 2020-12. "
         "Prints every problem with its dependency path and exits 1 if there is any; "
-        "warns (without failing) about tools whose annotations are unset.",
+        "warns (without failing) about tools whose annotations are unset; notes which "
+        "components may ask the client for input, and for what.",
     )
     parser.add_argument("target", metavar="MODULE:ATTR", help="the server")
     add_container_option(parser)
@@ -87,12 +89,34 @@ def notes(catalog: Catalog | None, container: Container) -> list[str]:
             "(serving it over stdio is refused)"
             for kind, name in catalog.http_only()
         )
+        lines.extend(asking(catalog))
     sessions = session_scoped(container)
     if sessions:
         lines.append(
             f"note: session-scoped: {', '.join(sessions)}: one per 2025-11-25 session on "
             "stdio and stateful HTTP; one per request on stateless HTTP and in 2026-07-28"
         )
+    return lines
+
+
+def asking(catalog: Catalog) -> list[str]:
+    """Which components may ask the client for input, and for what: from their resolvers'
+    return annotations (a resolver that declares none may ask anything)."""
+    lines: list[str] = []
+    for kind, components in (
+        ("tool", list(catalog.tools.values())),
+        ("resource", [*catalog.resources.values(), *catalog.templates]),
+        ("prompt", list(catalog.prompts.values())),
+    ):
+        for component in components:
+            asks = [
+                f"{resolver.asks or 'any question (its return annotation names none)'} "
+                f"({resolver.label})"
+                for resolver in component.inputs
+                if resolver.asks != NOTHING
+            ]
+            if asks:
+                lines.append(f"note: {kind} {component.name!r} may ask for: {', '.join(asks)}")
     return lines
 
 

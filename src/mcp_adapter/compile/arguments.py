@@ -33,7 +33,7 @@ from container import (
     parameters,
     type_name,
 )
-from mcp_adapter.compile.handlers import reroot
+from mcp_adapter.compile.handlers import is_resolved, reroot
 from mcp_adapter.compiled import context as context_values
 from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.errors import problem
@@ -100,7 +100,7 @@ def split_parameters(
     for param in params:
         here = (f"{label}({param.name})",)
         key = param.key
-        if param.variadic or _injected_by_type(key):
+        if param.variadic or _injected_by_type(key) or is_resolved(param):
             continue  # plan_function reports *args/**kwargs and fills the requests
         if _has_field_info(param) or key is EMPTY:
             arguments.append(param)

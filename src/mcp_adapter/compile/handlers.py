@@ -6,8 +6,9 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from collections.abc import Callable, Collection
-from typing import Any
+from typing import Any, Protocol
 
+from mcp.server.mcpserver.resolve import Resolve
 from starlette.requests import Request as HttpRequest
 
 from container import (
@@ -28,6 +29,23 @@ from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.errors import problem
 
 
+class Resolving(Protocol):
+    """Plans a resolved parameter (``compile.resolvers.Resolvers``); where there is none,
+    a resolved parameter is a problem (``resolved_here`` says why)."""
+
+    def slot(self, param: Param, here: tuple[str, ...]) -> tuple[Slot | None, list[Problem]]: ...
+
+
+NO_RESOLVERS_HERE = (
+    "only a tool's, a resource's or a prompt's handle(), its authorize() hook and a resolver "
+    "can take one"
+)
+
+
+def is_resolved(param: Param) -> bool:
+    return any(isinstance(item, Resolve) for item in param.metadata)
+
+
 def _is_subclass(annotation: Any, base: type) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, base)
 
@@ -40,6 +58,8 @@ def plan_handler(
     payload_type: Any = None,
     argument_names: Collection[str] = (),
     optional: bool = False,
+    resolvers: Resolving | None = None,
+    why: str = NO_RESOLVERS_HERE,
 ) -> tuple[HandlerPlan | None, list[Problem]]:
     """Classify every parameter of ``owner.method_name``; report every problem.
 
@@ -70,6 +90,8 @@ def plan_handler(
         payload_type=payload_type,
         argument_names=argument_names,
         skip_self=True,
+        resolvers=resolvers,
+        why=why,
     )
 
 
@@ -80,6 +102,8 @@ def plan_function(
     label: str | None = None,
     payload_type: Any = None,
     argument_names: Collection[str] = (),
+    resolvers: Resolving | None = None,
+    why: str = NO_RESOLVERS_HERE,
 ) -> tuple[HandlerPlan | None, list[Problem]]:
     """Like ``plan_handler`` for a plain function or bound method, called directly."""
     name: str = label or str(getattr(function, "__qualname__", repr(function)))
@@ -92,6 +116,8 @@ def plan_function(
         argument_names=argument_names,
         skip_self=False,
         direct=True,
+        resolvers=resolvers,
+        why=why,
     )
 
 
@@ -105,6 +131,8 @@ def _plan(
     argument_names: Collection[str],
     skip_self: bool,
     direct: bool = False,
+    resolvers: Resolving | None = None,
+    why: str = NO_RESOLVERS_HERE,
 ) -> tuple[HandlerPlan | None, list[Problem]]:
     label = owner if direct else f"{owner}.{method_name}"
     context_values.declare(container)
@@ -115,7 +143,10 @@ def _plan(
     slots: list[Slot] = []
     problems: list[Problem] = []
     for param in params:
-        slot, found = _classify(param, label, container, payload_type, argument_names)
+        if is_resolved(param):
+            slot, found = _resolved(param, label, resolvers, why)
+        else:
+            slot, found = _classify(param, label, container, payload_type, argument_names)
         problems.extend(found)
         if slot is not None:
             slots.append(slot)
@@ -183,6 +214,22 @@ def _classify(
     ]
 
 
+def _resolved(
+    param: Param, label: str, resolvers: Resolving | None, why: str
+) -> tuple[Slot | None, list[Problem]]:
+    here = (f"{label}({param.name})",)
+    if resolvers is None:
+        return None, [
+            problem(
+                here,
+                f"parameter {param.name} of {label} is resolved (Resolve(...)) and {label} "
+                f"cannot ask for input: {why}",
+                "take the value in the handler instead",
+            )
+        ]
+    return resolvers.slot(param, here)
+
+
 def _stars(param: Param) -> str:
     return "**" if param.kind is inspect.Parameter.VAR_KEYWORD else "*"
 
@@ -226,6 +273,11 @@ def _assemble(
         requests=names(Source.REQUEST),
         http_requests=names(Source.HTTP_REQUEST),
         arguments=names(Source.ARGUMENT),
+        resolved=tuple(
+            (slot.name, slot.resolver, slot.whole)
+            for slot in slots
+            if slot.source is Source.RESOLVED
+        ),
         contexts=context_values.needed(
             container, [slot.key for slot in slots if slot.source is Source.SERVICE]
         ),

@@ -14,11 +14,17 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from container import AnnotationError, Container, Problem, ProviderKind, parameters, type_name
-from mcp_adapter.compile.handlers import app_level, plan_function
+from mcp_adapter.compile.handlers import NO_RESOLVERS_HERE, app_level, plan_function
+from mcp_adapter.compile.resolvers import Resolvers
 from mcp_adapter.compiled.context import PROVIDED
 from mcp_adapter.compiled.handlers import HandlerPlan, Layer, Source
 from mcp_adapter.declare.middleware import REQUEST, STAGES, provides_of, stage_of
 from mcp_adapter.errors import problem
+
+REQUEST_STAGE_NEVER_ASKS = (
+    "a request-stage layer runs before the component is known, and cannot ask; a call-stage "
+    "layer can"
+)
 
 PASSED = 2
 """The leading parameters the chain passes itself: ``call`` and ``call_next``."""
@@ -157,7 +163,12 @@ def _plan(
     provides = provides_of(layer)
     _check_provides(provides, stage, container, (where, label), problems)
     plan, found = plan_function(
-        layer, container, label=label, argument_names=[p.name for p in passed]
+        layer,
+        container,
+        label=label,
+        argument_names=[p.name for p in passed],
+        resolvers=Resolvers(container) if stage != REQUEST else None,
+        why=REQUEST_STAGE_NEVER_ASKS if stage == REQUEST else NO_RESOLVERS_HERE,
     )
     problems.extend(dataclasses.replace(each, path=(where, *each.path)) for each in found)
     if plan is not None and stage == REQUEST:

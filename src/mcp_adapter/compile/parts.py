@@ -17,7 +17,12 @@ from typing import Any
 from mcp.server.caching import CacheHint
 
 from container import EMPTY, Container, Problem
-from mcp_adapter.compile.handlers import plan_function, plan_handler
+from mcp_adapter.compile.handlers import (
+    NO_RESOLVERS_HERE,
+    Resolving,
+    plan_function,
+    plan_handler,
+)
 from mcp_adapter.compile.middleware import is_async_callable, plan_layers
 from mcp_adapter.compiled import context as context_values
 from mcp_adapter.compiled.catalog import Hooks
@@ -70,14 +75,27 @@ def builder(cls: type, container: Container, problems: list[Problem]) -> tuple[A
     return container.builder(cls), False
 
 
+HIDDEN_NEVER_ASKS = (
+    "it decides whether the component exists for this caller, and a hidden component must never ask"
+)
+
+
 def class_hooks(
-    cls: type, kind: str, name: str, container: Container, problems: list[Problem]
+    cls: type,
+    kind: str,
+    name: str,
+    container: Container,
+    problems: list[Problem],
+    resolvers: Resolving | None = None,
 ) -> Hooks:
     """A component class's ``policies``, then its ``shouldRegister`` and ``authorize``
-    methods, planned."""
+    methods, planned (``authorize`` may take resolved parameters, from ``resolvers``)."""
     plans: dict[str, HandlerPlan | None] = {}
     for hook in (SHOULD_REGISTER, AUTHORIZE):
-        plan, found = plan_handler(cls, hook, container, optional=True)
+        if hook == SHOULD_REGISTER:
+            plan, found = plan_handler(cls, hook, container, optional=True, why=HIDDEN_NEVER_ASKS)
+        else:
+            plan, found = plan_handler(cls, hook, container, optional=True, resolvers=resolvers)
         problems.extend(found)
         plans[hook] = plan
     own = Hooks(should_register=_one(plans[SHOULD_REGISTER]), authorize=_one(plans[AUTHORIZE]))
@@ -139,15 +157,25 @@ def policy_hooks(policies: Any, where: str, container: Container, problems: list
 
 
 def _hook_plan(
-    hook: Callable[..., Any], where: str, container: Container, problems: list[Problem]
+    hook: Callable[..., Any],
+    where: str,
+    container: Container,
+    problems: list[Problem],
+    resolvers: Resolving | None = None,
 ) -> HandlerPlan | None:
-    plan, found = plan_function(hook, container, label=qualname(hook))
+    why = HIDDEN_NEVER_ASKS if where.startswith("should_register") else NO_RESOLVERS_HERE
+    label = qualname(hook)
+    plan, found = plan_function(hook, container, label=label, why=why, resolvers=resolvers)
     problems.extend(dataclasses.replace(each, path=(where, *each.path)) for each in found)
     return None if plan is None else dataclasses.replace(plan, is_async=is_async_callable(hook))
 
 
 def function_hooks(
-    declared: Any, name: str, container: Container, problems: list[Problem]
+    declared: Any,
+    name: str,
+    container: Container,
+    problems: list[Problem],
+    resolvers: Resolving | None = None,
 ) -> Hooks:
     """The ``policies`` and the ``should_register``/``authorize`` callables of a function
     tool, planned as a class's are; a problem's path starts with the hook and the tool."""
@@ -166,7 +194,8 @@ def function_hooks(
                 )
             )
             continue
-        plans[which] = _hook_plan(hook, where, container, problems)
+        asks = resolvers if which == "authorize" else None
+        plans[which] = _hook_plan(hook, where, container, problems, asks)
     own = Hooks(should_register=_one(plans["should_register"]), authorize=_one(plans["authorize"]))
     policies = getattr(declared, "policies", ())
     return own.within(policy_hooks(policies, f"tool {name!r}", container, problems))
@@ -244,11 +273,17 @@ class Parts:
 
 
 def class_parts(
-    cls: type, kind: str, name: str, container: Container, problems: list[Problem]
+    cls: type,
+    kind: str,
+    name: str,
+    container: Container,
+    problems: list[Problem],
+    resolvers: Resolving | None = None,
 ) -> Parts:
     """The parts of a component declared by a class: its hook methods, ``middleware`` and
-    ``timeout`` attributes, and its constructor's plan."""
-    hooks = class_hooks(cls, kind, name, container, problems)
+    ``timeout`` attributes, and its constructor's plan (``resolvers``: its handler's, which
+    its ``authorize`` may take too)."""
+    hooks = class_hooks(cls, kind, name, container, problems, resolvers)
     layers = own_layers(cls, kind, name, container, problems)
     timeout = timeout_of(cls, f"{cls.__qualname__}.timeout", problems)
     cache = cache_of(cls, f"{cls.__qualname__}.cache", problems)

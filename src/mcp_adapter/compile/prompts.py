@@ -14,6 +14,7 @@ from mcp_adapter.compile.parts import (
     description_of,
     name_of,
 )
+from mcp_adapter.compile.resolvers import Resolvers
 from mcp_adapter.compiled.catalog import CompiledPrompt
 from mcp_adapter.declare.components import Prompt
 from mcp_adapter.errors import problem
@@ -29,9 +30,12 @@ def compile_prompt(
     names = [argument.name for argument in arguments]
     if len(set(names)) != len(names):
         problems.append(problem((cls.__qualname__,), "duplicate prompt argument names"))
-    handler, found = plan_handler(cls, "handle", container, argument_names=names)
+    resolvers = Resolvers(container, argument_names=names)
+    handler, found = plan_handler(
+        cls, "handle", container, argument_names=names, resolvers=resolvers
+    )
     problems.extend(found)
-    parts = class_parts(cls, "prompt", name, container, problems)
+    parts = class_parts(cls, "prompt", name, container, problems, resolvers)
     completion = completion_plan(cls, container, problems)
     if handler is not None:
         unreceived = [n for n in names if n not in handler.arguments]

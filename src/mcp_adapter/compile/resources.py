@@ -19,6 +19,7 @@ from mcp_adapter.compile.parts import (
     description_of,
     name_of,
 )
+from mcp_adapter.compile.resolvers import Resolvers
 from mcp_adapter.compile.uri_overlap import non_empty_variables
 from mcp_adapter.compiled.catalog import CompiledResource
 from mcp_adapter.declare.components import Resource
@@ -71,9 +72,12 @@ def compile_resource(
     template = _template(cls, problems)
     variables = template.variable_names if template is not None else []
     _security(cls, variables, problems)
-    handler, found = plan_handler(cls, "handle", container, argument_names=variables)
+    resolvers = Resolvers(container, argument_names=variables)
+    handler, found = plan_handler(
+        cls, "handle", container, argument_names=variables, resolvers=resolvers
+    )
     problems.extend(found)
-    parts = class_parts(cls, "resource", name, container, problems)
+    parts = class_parts(cls, "resource", name, container, problems, resolvers)
     completion = completion_plan(cls, container, problems)
     if len(problems) > before or handler is None:
         return None

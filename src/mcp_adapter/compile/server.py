@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from mcp.server.caching import validate_cache_hints
 
 from container import Container, Problem
+from mcp_adapter.compile.apps import view_problems
 from mcp_adapter.compile.contexts import given_by, ungiven, ungiven_layers
 from mcp_adapter.compile.lifespan import compile_lifespan
 from mcp_adapter.compile.middleware import plan_layers
@@ -181,6 +182,7 @@ def compile_server(
     templates = [r for r in resources if r.template is not None]
     _unique("uri_template", templates, lambda r: r.uri_template_text, problems)
     _overlapping(templates, problems)
+    problems.extend(view_problems(tools, static, templates))
     prompt_table = _unique("prompt name", prompts, lambda p: p.name, problems)
     given = given_by(request_layers)
     problems.extend(ungiven_layers(layers, f"server {where}", given, container))

@@ -20,6 +20,7 @@ import pydantic
 from mcp import types
 
 from container import EMPTY, Container, Problem, type_hints
+from mcp_adapter.compile.apps import with_ui
 from mcp_adapter.compile.arguments import arguments_model, split_parameters
 from mcp_adapter.compile.handlers import plan_function, plan_handler
 from mcp_adapter.compile.middleware import is_async_callable, plan_layers
@@ -36,6 +37,7 @@ from mcp_adapter.compile.parts import (
     owner_of,
     timeout_of,
 )
+from mcp_adapter.compile.resolvers import Resolvers
 from mcp_adapter.compile.tasks import task_support_of
 from mcp_adapter.compiled.catalog import CompiledTool, Hooks
 from mcp_adapter.compiled.handlers import HandlerPlan
@@ -179,18 +181,20 @@ def compile_tool(
             )
         )
     output = contract(output_type, where, "output", problems) if output_type is not None else None
+    payload_type = input_type if declared_input else None
+    resolvers = Resolvers(container, payload_type=payload_type)
     handler, found = plan_handler(
-        cls, "handle", container, payload_type=input_type if declared_input else None
+        cls, "handle", container, payload_type=payload_type, resolvers=resolvers
     )
     problems.extend(found)
-    parts = class_parts(cls, "tool", name, container, problems)
+    parts = class_parts(cls, "tool", name, container, problems, resolvers)
     task_support = task_support_of(cls.task_support, f"{where}.task_support", problems)
     own_toolset: Any = cls.toolset
     if own_toolset is not None:
         toolset = checked_name(own_toolset, f"{where}.toolset", problems, "toolset name")
+    meta = with_ui(cls.meta, cls.ui, f"{where}.ui", problems)
     if len(problems) > before or handler is None or input_contract is None:
         return None
-    meta = dict(cls.meta) if cls.meta else {}
     listing = _Listing(
         name, cls.title, description_of(cls, cls.description), cls.icons, cls.annotations, meta
     )
@@ -270,23 +274,21 @@ def compile_function_tool(
     params = split_parameters(handler, label, container, problems, reported)
     model = arguments_model(f"{name}Arguments", params, label, problems)
     names = tuple(param.name for param in params)
-    plan, found = plan_function(handler, container, label=label, argument_names=(*names, *reported))
+    arguments = (*names, *reported)
+    resolvers = Resolvers(container, argument_names=arguments)
+    plan, found = plan_function(
+        handler, container, label=label, argument_names=arguments, resolvers=resolvers
+    )
     problems.extend(found)
     output = _output(handler, label, problems)
-    hooks = function_hooks(spec, name, container, problems)
+    hooks = function_hooks(spec, name, container, problems, resolvers)
     task_support = task_support_of(spec.task_support, f"tool {name!r}.task_support", problems)
     if governing is not None:
         hooks = hooks.within(governing)
+    meta = with_ui(spec.meta, spec.ui, f"tool {name!r}", problems)
     if len(problems) > before or plan is None or model is None:
         return None
-    listing = _Listing(
-        name,
-        spec.title,
-        spec_description(spec),
-        spec.icons,
-        spec.annotations,
-        dict(spec.meta) if spec.meta else None,
-    )
+    listing = _Listing(name, spec.title, spec_description(spec), spec.icons, spec.annotations, meta)
     return _form(
         listing,
         owner=owner or owner_of(handler),

@@ -17,6 +17,7 @@ from starlette.requests import Request as HttpRequest
 from container import Container
 from mcp_adapter.compiled.handlers import HandlerPlan, Layer
 from mcp_adapter.compiled.lifespan import CompiledLifespan
+from mcp_adapter.compiled.resolvers import ResolverPlan, in_order
 from mcp_adapter.declare.components import DEFAULT_THREADS, PromptArgument
 from mcp_adapter.declare.tasks import Tasks
 from mcp_adapter.errors import McpAdapterError
@@ -32,6 +33,9 @@ class Hooks:
 
     should_register: tuple[HandlerPlan, ...] = ()
     authorize: tuple[HandlerPlan, ...] = ()
+    answered: tuple[HandlerPlan, ...] = field(init=False)
+    """The ``authorize`` plans that take resolved parameters: asked on a call only, once the
+    input phase has their answers (a listing cannot ask, and shows the component)."""
     any: bool = field(init=False)
     """Whether there is a rule at all (decided once: read on every request)."""
     needs_request: bool = field(init=False)
@@ -41,6 +45,11 @@ class Hooks:
     """There is a rule, and every rule is a sync callable with only sync services."""
 
     def __post_init__(self) -> None:
+        answered = tuple(plan for plan in self.authorize if plan.resolved)
+        object.__setattr__(self, "answered", answered)
+        if answered:
+            plain = tuple(plan for plan in self.authorize if not plan.resolved)
+            object.__setattr__(self, "authorize", plain)
         plans = self.plans
         object.__setattr__(self, "any", bool(plans))
         object.__setattr__(self, "needs_request", any(p.needs_request for p in plans))
@@ -57,7 +66,7 @@ class Hooks:
             return self
         return Hooks(
             should_register=(*outer.should_register, *self.should_register),
-            authorize=(*outer.authorize, *self.authorize),
+            authorize=(*outer.authorize, *self.authorize, *self.answered),
         )
 
 
@@ -94,14 +103,28 @@ class CompiledComponent:
     """Handler, construction, services, hooks and the services middleware layers take all
     sync: the call's scope, services, hooks, handler and finalizers run on one worker
     thread (its async middleware layers on the loop; ``dispatch.modes``)."""
+    inputs: tuple[ResolverPlan, ...] = field(init=False, repr=False)
+    """Every resolver its handler takes (``Annotated[T, Resolve(fn)]``), dependencies first:
+    the input phase of a call (empty, and free, for a component that asks nothing)."""
+    input_roots: tuple[tuple[str, ResolverPlan], ...] = field(init=False, repr=False)
+    """``(parameter, resolver)`` of each resolved parameter of its handler and hooks."""
     borrows: bool = field(init=False, repr=False)
     """A call borrows a worker thread for its whole run (``dispatch.threads.Worker``): a
     thread-bound component with middleware or a timeout, or a sync handler with a timeout."""
 
     def __post_init__(self) -> None:
         layers = [layer.plan for layer in self.middleware]
+        consumers = [self.handler, *self.hooks.answered]
+        consumers.extend(layer.plan for layer in self.middleware if layer.plan.resolved)
+        inputs = in_order(consumers) if any(plan.resolved for plan in consumers) else ()
+        object.__setattr__(self, "inputs", inputs)
+        roots = tuple((name, resolver) for plan in consumers for name, resolver, _ in plan.resolved)
+        object.__setattr__(self, "input_roots", roots)
+        resolving = [resolver.plan for resolver in inputs]
+        resolving.extend(self.hooks.answered)
         needs = (
-            self.handler.needs_request
+            bool(inputs)
+            or self.handler.needs_request
             or self.hooks.needs_request
             or bool(self.build_contexts)
             or any(plan.needs_request for plan in layers)
@@ -117,6 +140,7 @@ class CompiledComponent:
             and not self.build_is_async
             and (self.hooks.sync or not self.hooks.any)
             and not any(plan.async_services for plan in layers)  # layers run on the loop
+            and all(plan.sync for plan in resolving)
         )
         object.__setattr__(self, "thread_bound", bound)
         timed = self.timeout is not None
@@ -126,6 +150,7 @@ class CompiledComponent:
         object.__setattr__(self, "borrows", borrows)
         plans = [self.handler, *self.hooks.plans]
         plans.extend(layers)
+        plans.extend(resolving)
         http = any(p.http_requests or HttpRequest in p.contexts for p in plans)
         object.__setattr__(self, "needs_http", http or HttpRequest in self.build_contexts)
         contexts = self.build_contexts.union(*(p.contexts for p in plans))

@@ -45,6 +45,8 @@ class Source(enum.Enum):
     """The Starlette request (HTTP transport only)."""
     DEFAULT = "default"
     """Left to the parameter's default."""
+    RESOLVED = "resolved"
+    """``Annotated[T, Resolve(fn)]``: filled by the input phase (``compiled.resolvers``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +58,11 @@ class Slot:
     key: Any = None
     or_none: bool = False
     """A service slot of a context type declared optional: ``None`` when not given."""
+    resolver: Any = None
+    """A resolved slot's ``compiled.resolvers.ResolverPlan``."""
+    whole: bool = False
+    """A resolved slot that takes the whole outcome (``ElicitationResult[T]`` and the
+    like) rather than the accepted value."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +83,9 @@ class HandlerPlan:
     """Called directly when set (a plain function handler); else ``instance.<method>``."""
     contexts: frozenset[Any] = frozenset()
     """The context values its services need (``McpRequest``, ``Identity``, ...)."""
+    resolved: tuple[tuple[str, Any, bool], ...] = ()
+    """``(parameter, resolver, whole outcome)`` of each resolved parameter: the input
+    phase gives them (as ``arguments``)."""
     needs_request: bool = field(init=False)
     sync: bool = field(init=False)
     """A sync method whose services are all sync: ``call_sync`` can run it on one thread."""
@@ -191,5 +201,11 @@ class Layer:
 
     def __post_init__(self) -> None:
         plan = self.plan
-        injects = bool(plan.services or plan.async_services or plan.requests or plan.http_requests)
+        injects = bool(
+            plan.services
+            or plan.async_services
+            or plan.requests
+            or plan.http_requests
+            or plan.resolved
+        )
         object.__setattr__(self, "injects", injects)

@@ -16,6 +16,7 @@ from mcp.server.mcpserver import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from typing_extensions import TypeVar
 
 from mcp_adapter.declare.annotations import ToolAnnotations
+from mcp_adapter.declare.apps import ToolUI
 from mcp_adapter.declare.policy import Policy
 from mcp_adapter.declare.tasks import Tasks, TaskSupport
 
@@ -69,6 +70,9 @@ class Tool(Component, Generic[InputT, OutputT]):
     task_support: ClassVar[TaskSupport] = "forbidden"
     """Whether it may run as a task (docs/tasks.md): ``"forbidden"``, ``"optional"``
     or ``"required"``."""
+    ui: ClassVar[ToolUI | None] = None
+    """The interactive view it names (MCP Apps, ``ToolUI("ui://...")``): shown to clients
+    that negotiated the extension, absent for the others (docs/extensions.md)."""
 
 
 class Resource(Component):
@@ -163,12 +167,11 @@ class Server:
     tasks: ClassVar[Tasks] = Tasks()
     """How its task tools run (``Tasks``: where Docket keeps them, TTL, caps, shutdown);
     read only when some tool declares ``task_support`` (docs/tasks.md)."""
-    lifespan: ClassVar[
-        Callable[..., AsyncIterator[None] | AbstractAsyncContextManager[None]] | None
-    ] = None
+    lifespan: Callable[..., AsyncIterator[None] | AbstractAsyncContextManager[None]] | None = None
     """Start-up and shutdown, once per serving process: define it as an async generator
     method (``async def lifespan(self, db: Database) -> AsyncIterator[None]: ...; yield``)
     or a method returning an async context manager (``@asynccontextmanager``). Its
     parameters are services from the container (singletons or transients); ``self`` is
     an instance of the server class built by the container. It runs after the eager
-    singletons are built and is left before the container closes (docs/serving.md)."""
+    singletons are built and is left before the container closes (docs/serving.md).
+    Declared without ``ClassVar`` so that a method of that name type-checks as its override."""

@@ -24,11 +24,11 @@ from mcp_adapter.compiled.context import RequestValues
 from mcp_adapter.compiled.handlers import Offload
 from mcp_adapter.declare.middleware import Call, RequestCall
 from mcp_adapter.declare.request import McpRequest, Transport, freeze
-from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.dispatch import telemetry
 from mcp_adapter.dispatch.cache_hints import page_hints
 from mcp_adapter.dispatch.chain import through
 from mcp_adapter.dispatch.inflight import CallsInFlight, Place
+from mcp_adapter.dispatch.inputs import injecting
 from mcp_adapter.dispatch.modes import OnLoop, OnLoopWithWorker, OnThread, OnWorker, drive
 from mcp_adapter.dispatch.paging import paginate, visible_all
 from mcp_adapter.dispatch.snapshot import is_modern, snapshot
@@ -45,7 +45,8 @@ from mcp_adapter.errors import (
     refused,
     unknown,
 )
-from mcp_adapter.input.asking import elicit
+from mcp_adapter.input.asking import Asked, answered
+from mcp_adapter.input.resolution import MAX_INPUT_ROUNDS, Resolution, Retry
 from mcp_adapter.interrupts import cancelled_for_real
 from mcp_adapter.sdk_compat import connection_of
 from schemas import Contract, render, summarize
@@ -427,10 +428,14 @@ class DispatchCore:
         instance: Any,
         scope: Scope,
         request: McpRequest | None,
+        inputs: Resolution | None = None,
     ) -> Any:
         """A resource's or prompt's handler through its middleware; changed arguments are
-        converted to their declared types again (a value they refuse is a failure)."""
+        converted to their declared types again (a value they refuse is a failure);
+        ``inputs``: the answers of its input phase (its resolved parameters' values, never
+        shown to middleware as arguments)."""
         given = call.arguments
+        resolved = inputs.values(component.handler.resolved) if inputs is not None else None
 
         async def handler(changed: Call) -> Any:
             values = dict(given)
@@ -439,12 +444,42 @@ class DispatchCore:
                 for name, contract in component.converters.items():
                     if name in values:
                         values[name] = contract.validate(values[name])
+            if resolved:
+                values.update(resolved)
             return await run.call(
                 component.handler, instance, scope, request, None, values, self.threads
             )
 
-        return await through(component.middleware, call, handler, scope, request, run.inject)
+        inject = run.inject if inputs is None else injecting(run.inject, inputs)
+        return await through(component.middleware, call, handler, scope, request, inject)
 
-    async def elicit(self, ctx: Any, question: McpResponse, request: McpRequest) -> McpRequest:
-        """2025-11-25: ask the client (``input_flow.elicit``) within ``Server.input_timeout``."""
-        return await elicit(ctx, question, request, self.catalog.input_timeout)
+    async def _rounds(
+        self,
+        ctx: Any,
+        what: str,
+        request: McpRequest | None,
+        one: Callable[[McpRequest | None, Retry | None], Awaitable[Any]],
+    ) -> Any:
+        """A resource read or a prompt, round after round while it asks a 2025-11-25 client
+        (each round in a scope of its own; the question goes out between them, here)."""
+        outcome = await one(request, None)
+        rounds = 1
+        while isinstance(outcome, Asked):
+            if rounds == MAX_INPUT_ROUNDS:
+                raise RuntimeError(f"{what} asked for input {MAX_INPUT_ROUNDS} times")
+            try:
+                request, retry = await self.answered(ctx, outcome)
+            except TimeoutError:
+                seconds = self.catalog.input_timeout
+                raise MCPError(
+                    types.INTERNAL_ERROR,
+                    f"The client did not answer the request for input within {seconds:g} s",
+                ) from None
+            outcome = await one(request, retry)
+            rounds += 1
+        return outcome
+
+    async def answered(self, ctx: Any, asked: Asked) -> tuple[McpRequest, Retry]:
+        """2025-11-25: ask the client what a round asked (``input.asking.answered``), each
+        question within ``Server.input_timeout``."""
+        return await answered(ctx, asked, self.catalog.input_timeout)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from types import MappingProxyType
 from typing import Any, cast
 
@@ -14,16 +14,21 @@ from mcp_adapter.compiled.catalog import (
     CompiledResource,
 )
 from mcp_adapter.declare.middleware import Call, RequestCall
+from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.dispatch import stage, telemetry
 from mcp_adapter.dispatch.cache_hints import hinted
 from mcp_adapter.dispatch.chain import through
 from mcp_adapter.dispatch.core import DispatchCore, Given, Mode
+from mcp_adapter.dispatch.inputs import allowed_with_answers, handler_asked, resolve_inputs
 from mcp_adapter.dispatch.paging import next_cursor, page_index
 from mcp_adapter.dispatch.telemetry import Tracing
 from mcp_adapter.errors import (
     IncidentError,
+    forbidden,
     unknown,
 )
+from mcp_adapter.input.asking import Asked, asking
+from mcp_adapter.input.resolution import Resolution, Retry
 
 MAX_COMPLETIONS = 100
 
@@ -62,7 +67,7 @@ class PromptCalls(DispatchCore):
         tracing: Tracing | None = None,
         observed: bool = False,
         provided: Given | None = None,
-    ) -> types.GetPromptResult:
+    ) -> types.GetPromptResult | types.InputRequiredResult:
         otel = self._otel
         if otel is not None and not observed and (otel.on or (next(otel.due) and otel.refresh())):
             known = params.name in self.catalog.prompts
@@ -96,22 +101,62 @@ class PromptCalls(DispatchCore):
         request = self.request(ctx, provided, arguments=given) if prompt.needs_request else None
         place = None if self.calls is None else self.calls.admit(ctx, self.caller)
 
-        async def get(run: Mode) -> types.GetPromptResult:
+        async def get(
+            request: McpRequest | None, retry: Retry | None, run: Mode
+        ) -> types.GetPromptResult | types.InputRequiredResult | Asked:
             async with run.scope(ctx, request) as scope:
                 if prompt.hooks.any:
                     await self._gate(run, "prompt", prompt, scope, request)
                 arguments = run.check(_prompt_arguments, prompt, given)
+                inputs: Resolution | None = None
+                resolved: dict[str, Any] | None = None
+                if prompt.inputs:  # the input phase: only for a prompt that takes resolved values
+                    assert request is not None
+                    found = await resolve_inputs(
+                        run,
+                        prompt,
+                        ctx,
+                        scope,
+                        request,
+                        None,
+                        arguments,
+                        retry,
+                        self.threads,
+                        self.catalog.input_timeout,
+                    )
+                    if not isinstance(found, Resolution):
+                        return found
+                    inputs, resolved = found, found.values(prompt.handler.resolved)
                 instance = await run.aresolve(prompt.instance, scope)
+                if inputs is not None and prompt.hooks.answered:
+                    assert request is not None
+                    threads = self.threads
+                    if not await allowed_with_answers(
+                        run, prompt, instance, scope, request, inputs, threads
+                    ):
+                        raise forbidden("prompt", prompt.name)
                 if prompt.middleware:
                     call = Call(prompt.name, MappingProxyType(arguments), "prompts/get")
-                    outcome = await self._named_chain(run, prompt, call, instance, scope, request)
+                    outcome = await self._named_chain(
+                        run, prompt, call, instance, scope, request, inputs
+                    )
                 else:
+                    if resolved:
+                        arguments.update(resolved)
                     outcome = await run.call(
                         prompt.handler, instance, scope, request, None, arguments, self.threads
                     )
+                question = asking(outcome)
+                if question is not None:
+                    return handler_asked(question, ctx, request or self.request(ctx), inputs)
                 return run.prompt_messages(
                     outcome, owner=prompt.cls.__qualname__, description=prompt.entry.description
                 )
+
+        def one(
+            request: McpRequest | None, retry: Retry | None
+        ) -> Awaitable[types.GetPromptResult | types.InputRequiredResult | Asked]:
+            return self._mode(prompt, functools.partial(get, request, retry), tracing, place)()
 
         def failed(incident: str) -> types.GetPromptResult:
             raise IncidentError("Prompt failed", incident)
@@ -120,7 +165,7 @@ class PromptCalls(DispatchCore):
             return await self._guarded(
                 "prompt",
                 prompt.name,
-                self._mode(prompt, get, tracing, place),
+                functools.partial(self._rounds, ctx, prompt.name, request, one),
                 failed,
                 prompt.timeout,
             )

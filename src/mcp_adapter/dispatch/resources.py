@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Awaitable
 from types import MappingProxyType
 from typing import Any
 
@@ -12,10 +13,12 @@ from mcp_adapter.compiled.catalog import (
     CompiledResource,
 )
 from mcp_adapter.declare.middleware import Call, RequestCall
+from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.dispatch import stage, telemetry
 from mcp_adapter.dispatch.cache_hints import combined, hinted
 from mcp_adapter.dispatch.core import DispatchCore, Given, Mode
 from mcp_adapter.dispatch.inflight import Place
+from mcp_adapter.dispatch.inputs import allowed_with_answers, handler_asked, resolve_inputs
 from mcp_adapter.dispatch.paging import next_cursor, page_index
 from mcp_adapter.dispatch.snapshot import is_modern
 from mcp_adapter.dispatch.telemetry import Tracing
@@ -26,6 +29,8 @@ from mcp_adapter.errors import (
     forbidden,
     resource_not_found,
 )
+from mcp_adapter.input.asking import Asked, asking
+from mcp_adapter.input.resolution import Resolution, Retry
 
 
 class ResourceReads(DispatchCore):
@@ -133,7 +138,7 @@ class ResourceReads(DispatchCore):
         tracing: Tracing | None = None,
         observed: bool = False,
         given: Given | None = None,
-    ) -> types.ReadResourceResult:
+    ) -> types.ReadResourceResult | types.InputRequiredResult:
         uri = str(params.uri)
         otel = self._otel
         if otel is not None and not observed and (otel.on or (next(otel.due) and otel.refresh())):
@@ -185,7 +190,7 @@ class ResourceReads(DispatchCore):
         tracing: Tracing | None = None,
         given: Given | None = None,
         place: Place | None = None,
-    ) -> types.ReadResourceResult | None:
+    ) -> types.ReadResourceResult | types.InputRequiredResult | None:
         """Read ``resource`` in a scope of its own; ``None`` when it is hidden from this caller."""
         request = (
             self.request(ctx, given, uri=uri, uri_variables=variables)
@@ -193,7 +198,9 @@ class ResourceReads(DispatchCore):
             else None
         )
 
-        async def read(run: Mode) -> types.ReadResourceResult | None:
+        async def read(
+            request: McpRequest | None, retry: Retry | None, run: Mode
+        ) -> types.ReadResourceResult | types.InputRequiredResult | Asked | None:
             try:
                 async with run.scope(ctx, request) as scope:
                     if resource.hooks.any:
@@ -204,7 +211,33 @@ class ResourceReads(DispatchCore):
                             raise forbidden("resource", resource.name)
                     converters = resource.converters
                     arguments = run.check(self._convert, converters, variables, "URI variable")
+                    inputs: Resolution | None = None
+                    resolved: dict[str, Any] | None = None
+                    if resource.inputs:  # the input phase: only for one that takes resolved values
+                        assert request is not None
+                        found = await resolve_inputs(
+                            run,
+                            resource,
+                            ctx,
+                            scope,
+                            request,
+                            None,
+                            arguments,
+                            retry,
+                            self.threads,
+                            self.catalog.input_timeout,
+                        )
+                        if not isinstance(found, Resolution):
+                            return found
+                        inputs, resolved = found, found.values(resource.handler.resolved)
                     instance = await run.aresolve(resource.instance, scope)
+                    if inputs is not None and resource.hooks.answered:
+                        assert request is not None
+                        allowed = await allowed_with_answers(
+                            run, resource, instance, scope, request, inputs, self.threads
+                        )
+                        if not allowed:
+                            raise forbidden("resource", resource.name)
                     if resource.middleware:
                         call = Call(
                             uri,
@@ -213,9 +246,11 @@ class ResourceReads(DispatchCore):
                             component=resource.uri_template_text or resource.uri,
                         )
                         outcome = await self._named_chain(
-                            run, resource, call, instance, scope, request
+                            run, resource, call, instance, scope, request, inputs
                         )
                     else:
+                        if resolved:
+                            arguments = {**arguments, **resolved}
                         outcome = await run.call(
                             resource.handler,
                             instance,
@@ -225,6 +260,9 @@ class ResourceReads(DispatchCore):
                             arguments,
                             self.threads,
                         )
+                    question = asking(outcome)
+                    if question is not None:
+                        return handler_asked(question, ctx, request or self.request(ctx), inputs)
                     contents = run.resource_contents(
                         outcome,
                         owner=resource.cls.__qualname__,
@@ -243,6 +281,10 @@ class ResourceReads(DispatchCore):
         def failed(incident: str) -> types.ReadResourceResult | None:
             raise IncidentError("Resource read failed", incident)
 
-        return await self._guarded(
-            "resource", uri, self._mode(resource, read, tracing, place), failed, resource.timeout
-        )
+        def one(
+            request: McpRequest | None, retry: Retry | None
+        ) -> Awaitable[types.ReadResourceResult | types.InputRequiredResult | Asked | None]:
+            return self._mode(resource, functools.partial(read, request, retry), tracing, place)()
+
+        rounds = functools.partial(self._rounds, ctx, uri, request, one)
+        return await self._guarded("resource", uri, rounds, failed, resource.timeout)

@@ -266,15 +266,6 @@ def _blob_of(block: Any) -> tuple[str, str | None] | None:
     return None
 
 
-def _no_input_request(response: McpResponse, owner: str, what: str) -> None:
-    """``McpResponse.elicit`` is served for tools only; elsewhere it must not vanish silently."""
-    if response.input_requests:
-        raise HandlerResultError(
-            f"{owner} asked for input (McpResponse.elicit) in {what}; "
-            "only tools can ask the client for input"
-        )
-
-
 def resource_contents(
     outcome: Any, *, owner: str, uri: str, mime_type: str | None
 ) -> types.ReadResourceResult:
@@ -283,7 +274,6 @@ def resource_contents(
         return outcome
     contents: list[types.TextResourceContents | types.BlobResourceContents] = []
     for response in responses_of(outcome, owner):
-        _no_input_request(response, owner, "a resource read")
         if response.is_error:
             raise HandlerResultError(f"{owner} returned an error response to a resource read")
         if response.has_structured:
@@ -319,7 +309,6 @@ def prompt_messages(outcome: Any, *, owner: str, description: str | None) -> typ
         return outcome
     messages: list[types.PromptMessage] = []
     for response in responses_of(outcome, owner):
-        _no_input_request(response, owner, "a prompt")
         blocks: list[types.ContentBlock] = list(response.content)
         if response.has_structured:
             text = _text(_json(response.structured_content))

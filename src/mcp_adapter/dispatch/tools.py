@@ -22,6 +22,12 @@ from mcp_adapter.dispatch.cache_hints import hinted
 from mcp_adapter.dispatch.chain import through
 from mcp_adapter.dispatch.core import Given, Mode
 from mcp_adapter.dispatch.inflight import Place
+from mcp_adapter.dispatch.inputs import (
+    allowed_with_answers,
+    handler_asked,
+    injecting,
+    resolve_inputs,
+)
 from mcp_adapter.dispatch.modes import drive
 from mcp_adapter.dispatch.paging import next_cursor, page_index
 from mcp_adapter.dispatch.results import (
@@ -31,23 +37,18 @@ from mcp_adapter.dispatch.results import (
     invalid_arguments,
     timed_out,
 )
-from mcp_adapter.dispatch.snapshot import is_modern, supports_elicitation
+from mcp_adapter.dispatch.snapshot import is_modern
 from mcp_adapter.dispatch.tasking import TaskCalls
 from mcp_adapter.dispatch.telemetry import Tracing
 from mcp_adapter.errors import (
     Refusal,
     ToolError,
+    forbidden,
     refused,
     unknown,
 )
-from mcp_adapter.input.asking import (
-    MAX_INPUT_ROUNDS,
-    Asked,
-    asking,
-    input_required,
-    missing_elicitation,
-    no_back_channel,
-)
+from mcp_adapter.input.asking import Asked, asking
+from mcp_adapter.input.resolution import MAX_INPUT_ROUNDS, Resolution, Retry
 from mcp_adapter.interrupts import cancelled_for_real
 from mcp_adapter.tasks.wire import CreateTaskResult
 
@@ -158,18 +159,19 @@ class ToolCalls(TaskCalls):
         request: McpRequest | None,
         tracing: Tracing | None,
         place: Place | None,
+        retry: Retry | None = None,
     ) -> Awaitable[types.CallToolResult | types.InputRequiredResult | Asked]:
         """One round of the call (see ``dispatch.modes`` for where its parts run)."""
         if tool.borrows:
-            body = functools.partial(self._tool_round, tool, ctx, arguments, request)
+            body = functools.partial(self._tool_round, tool, ctx, arguments, request, retry)
             return self._mode(tool, body, tracing, place)()
         run: Mode = self._on_thread if tool.thread_bound else self._on_loop
         if tracing is not None:
             run = tracing.on(run)
         if tool.thread_bound:
-            call = functools.partial(self._tool, run, tool, ctx, arguments, request)
+            call = functools.partial(self._tool, run, tool, ctx, arguments, request, retry)
             return self.threads.run(drive, call)
-        return self._tool(run, tool, ctx, arguments, request)
+        return self._tool(run, tool, ctx, arguments, request, retry)
 
     def _tool_round(
         self,
@@ -177,9 +179,10 @@ class ToolCalls(TaskCalls):
         ctx: Any,
         arguments: Mapping[str, Any],
         request: McpRequest | None,
+        retry: Retry | None,
         run: Mode,
     ) -> Awaitable[types.CallToolResult | types.InputRequiredResult | Asked]:
-        return self._tool(run, tool, ctx, arguments, request)
+        return self._tool(run, tool, ctx, arguments, request, retry)
 
     async def _ask(
         self,
@@ -195,10 +198,10 @@ class ToolCalls(TaskCalls):
         rounds = 1
         while True:
             try:
-                request = await self.elicit(ctx, asked.question, asked.request)
+                request, retry = await self.answered(ctx, asked)
             except TimeoutError:
                 return input_timed_out(self.catalog.input_timeout)
-            outcome = await self._call_tool(tool, ctx, arguments, request, tracing, place)
+            outcome = await self._call_tool(tool, ctx, arguments, request, tracing, place, retry)
             if not isinstance(outcome, Asked):
                 return outcome
             if rounds == MAX_INPUT_ROUNDS:
@@ -213,6 +216,7 @@ class ToolCalls(TaskCalls):
         ctx: Any,
         arguments: Mapping[str, Any],
         request: McpRequest | None,
+        retry: Retry | None = None,
     ) -> types.CallToolResult | types.InputRequiredResult | Asked:
         """One round in a scope of its own: a result, or the 2025-11-25 question it asked."""
         async with run.scope(ctx, request) as scope:
@@ -221,14 +225,31 @@ class ToolCalls(TaskCalls):
             payload, errors = run.check_wire(tool.input.check_wire, arguments)
             if errors:
                 return invalid_arguments(errors)
+            inputs: Resolution | None = None
+            if tool.inputs:  # the input phase: only for a tool that takes resolved values
+                found = await self._inputs(run, tool, ctx, scope, request, payload, retry)
+                if not isinstance(found, Resolution):
+                    return found
+                inputs = found
             if tool.build_is_async:
                 instance = await run.aresolve(tool.build, scope)
             else:
                 instance = run.resolve(tool.build, scope)
+            if inputs is not None and tool.hooks.answered:
+                assert request is not None
+                threads = self.threads
+                if not await allowed_with_answers(
+                    run, tool, instance, scope, request, inputs, threads
+                ):
+                    raise forbidden("tool", tool.name)
             if tool.middleware:
-                outcome = await self._tool_chain(run, tool, instance, scope, request, payload)
+                outcome = await self._tool_chain(
+                    run, tool, instance, scope, request, payload, inputs
+                )
             else:
                 spread = tool.arguments(payload)
+                if inputs is not None:
+                    spread = {**(spread or {}), **inputs.values(tool.handler.resolved)}
                 outcome = await run.call(
                     tool.handler, instance, scope, request, payload, spread, self.threads
                 )
@@ -237,19 +258,28 @@ class ToolCalls(TaskCalls):
             ):
                 outcome = tool.convert(outcome)  # a function tool's plain value becomes a result
             question = asking(outcome)
-            if question is not None:
-                current = request or self.request(ctx)
-                modern = is_modern(ctx)
-                if not modern and not ctx.session.can_send_request:
-                    raise no_back_channel()
-                if not supports_elicitation(current):
-                    raise missing_elicitation()
-                if modern:
-                    return input_required(question)
-                return Asked(question, current)  # asked on the loop, once this scope is closed
+            if question is not None:  # 2025-11-25: asked on the loop, once this scope is closed
+                return handler_asked(question, ctx, request or self.request(ctx), inputs)
             return run.tool_result(
                 outcome, owner=tool.cls.__qualname__, output=tool.output, modern=is_modern(ctx)
             )
+
+    def _inputs(
+        self,
+        run: Mode,
+        tool: CompiledTool,
+        ctx: Any,
+        scope: Scope,
+        request: McpRequest | None,
+        payload: Any,
+        retry: Retry | None,
+    ) -> Awaitable[Resolution | types.InputRequiredResult | Asked]:
+        assert request is not None  # a tool with resolvers needs the request
+        named = tool.arguments(payload)
+        timeout = self.catalog.input_timeout
+        return resolve_inputs(
+            run, tool, ctx, scope, request, payload, named, retry, self.threads, timeout
+        )
 
     async def _tool_chain(
         self,
@@ -259,6 +289,7 @@ class ToolCalls(TaskCalls):
         scope: Scope,
         request: McpRequest | None,
         payload: Any,
+        inputs: Resolution | None = None,
     ) -> Any:
         given = MappingProxyType(tool.fields(payload))
 
@@ -266,9 +297,12 @@ class ToolCalls(TaskCalls):
             # changed arguments are validated into the input contract again
             value = payload if call.arguments is given else tool.revalidate(call.arguments)
             spread = tool.arguments(value)
+            if inputs is not None:
+                spread = {**(spread or {}), **inputs.values(tool.handler.resolved)}
             return await run.call(
                 tool.handler, instance, scope, request, value, spread, self.threads
             )
 
         call = Call(tool.name, given)
-        return await through(tool.middleware, call, handler, scope, request, run.inject)
+        inject = run.inject if inputs is None else injecting(run.inject, inputs)
+        return await through(tool.middleware, call, handler, scope, request, inject)

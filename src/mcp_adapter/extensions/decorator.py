@@ -8,6 +8,7 @@ from typing import Any, TypeVar, overload
 
 from mcp import types
 
+from mcp_adapter.declare.apps import ToolUI
 from mcp_adapter.declare.policy import Policy
 from mcp_adapter.declare.tasks import TaskSupport
 from mcp_adapter.extensions.spec import Annotations, ToolExtension, ToolSpec
@@ -35,6 +36,7 @@ class ToolMark:
     timeout: float | None = None
     policies: Sequence[Policy] = ()
     task_support: TaskSupport = "forbidden"
+    ui: ToolUI | None = None
 
     def spec(
         self,
@@ -59,6 +61,7 @@ class ToolMark:
             timeout=self.timeout,
             policies=tuple(self.policies),
             task_support=self.task_support,
+            ui=self.ui,
         )
 
 
@@ -109,6 +112,7 @@ def tool(
     timeout: float | None = None,
     policies: Sequence[Policy] = (),
     task_support: TaskSupport = "forbidden",
+    ui: ToolUI | None = None,
 ) -> Callable[[F], F]: ...
 
 
@@ -127,6 +131,7 @@ def tool(
     timeout: float | None = None,
     policies: Sequence[Policy] = (),
     task_support: TaskSupport = "forbidden",
+    ui: ToolUI | None = None,
 ) -> Any:
     """Mark a method of an ``McpExtension`` as a tool; ``McpExtension.tools()`` collects it.
 
@@ -144,6 +149,7 @@ def tool(
     used as it is. ``policies`` are reusable rules (``Policy``) asked before those
     hooks; the extension's own ``policies`` apply to every tool it contributes.
     ``task_support`` says whether it may run as a task (docs/tasks.md).
+    ``ui`` names its interactive view (MCP Apps: ``ToolUI("ui://...")``).
 
     >>> @tool(title="Add")
     ... def add(a: int, b: int) -> int:
@@ -167,6 +173,7 @@ def tool(
         timeout=timeout,
         policies=tuple(policies),
         task_support=task_support,
+        ui=ui,
     )
 
     def decorate(function: F) -> F:

@@ -10,6 +10,7 @@ from typing import Any
 from mcp import types
 
 from mcp_adapter.declare.annotations import ToolAnnotations
+from mcp_adapter.declare.apps import ToolUI
 from mcp_adapter.declare.middleware import Middleware
 from mcp_adapter.declare.policy import Policy
 from mcp_adapter.declare.tasks import TaskSupport
@@ -62,6 +63,8 @@ class ToolSpec:
     ``should_register``/``authorize`` (and after its server's and extension's)."""
     task_support: TaskSupport = "forbidden"
     """Whether it may run as a task (docs/tasks.md)."""
+    ui: ToolUI | None = None
+    """The interactive view it names (MCP Apps), as ``Tool.ui``."""
 
 
 @dataclass(frozen=True, slots=True)

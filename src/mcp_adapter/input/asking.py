@@ -12,25 +12,34 @@ round, as a 2026-07-28 retry does.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 import anyio
 from mcp import MCPError, types
+from mcp.shared.message import ServerMessageMetadata
+from pydantic import ValidationError
 
 from mcp_adapter.declare.request import McpRequest, freeze
 from mcp_adapter.declare.response import McpResponse
+from mcp_adapter.errors import ToolError
+from mcp_adapter.input.resolution import NO_ROUND_STATE, Retry, RoundState
 from mcp_adapter.input.state import accepted, envelope
 
-MAX_INPUT_ROUNDS = 8
-"""Elicitation rounds one 2025-11-25 call may go through before it is refused."""
+MAX_STATE_CHARS = 256 * 1024
+"""The largest ``requestState`` (before the SDK seals it) a 2026-07-28 round hands out: the
+answers recorded so far must fit, or the call ends with a clear error."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Asked:
-    """A 2025-11-25 round that asked: the question, and the request it was asked in."""
+    """A 2025-11-25 round that asked: the handler's question (``McpResponse.elicit``) or
+    its resolvers' ones, the request it was asked in, and its resolvers' progress."""
 
-    question: McpResponse
+    question: McpResponse | None
     request: McpRequest
+    requests: Mapping[str, types.InputRequest] = dataclasses.field(default_factory=dict)
+    progress: RoundState = NO_ROUND_STATE
 
 
 def asking(outcome: Any) -> McpResponse | None:
@@ -64,13 +73,44 @@ def no_back_channel() -> MCPError:
     )
 
 
-def input_required(question: McpResponse) -> types.InputRequiredResult:
-    """2026-07-28: the questions, and the state the retry brings back (sealed by the SDK)."""
-    requests: dict[str, types.InputRequest] = {
-        key: types.ElicitRequest(method="elicitation/create", params=form)
-        for key, form in (question.input_requests or {}).items()
-    }
-    return types.InputRequiredResult(input_requests=requests, request_state=envelope(question))
+def input_required(
+    question: McpResponse | None,
+    progress: RoundState | None = None,
+    requests: Mapping[str, types.InputRequest] | None = None,
+) -> types.InputRequiredResult:
+    """2026-07-28: the questions (the handler's, or its resolvers' ``requests``), and the
+    state the retry brings back (sealed by the SDK)."""
+    asked: dict[str, types.InputRequest] = dict(requests or {})
+    if question is not None:
+        for key, form in (question.input_requests or {}).items():
+            asked[key] = types.ElicitRequest(method="elicitation/create", params=form)
+    state = envelope(question, progress)
+    if len(state) > MAX_STATE_CHARS:
+        raise ToolError(
+            f"The answers of this call are too large to carry to its next round "
+            f"(at most {MAX_STATE_CHARS} characters of requestState)"
+        )
+    return types.InputRequiredResult(input_requests=asked, request_state=state)
+
+
+_RESULTS: dict[str, type[types.Result]] = {
+    "elicitation/create": types.ElicitResult,
+    "sampling/createMessage": types.CreateMessageResultWithTools,
+    "roots/list": types.ListRootsResult,
+}
+
+
+async def send(ctx: Any, request: types.InputRequest) -> Any:
+    """2025-11-25: ask the client ``request`` over the back-channel of the call ``ctx``;
+    its answer as JSON (``None`` when it is not even of the right shape)."""
+    metadata = ServerMessageMetadata(related_request_id=ctx.request_id)
+    try:
+        result = await ctx.session.send_request(
+            request, _RESULTS[request.method], metadata=metadata
+        )
+    except ValidationError:
+        return None
+    return result.model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
 async def elicit(
@@ -97,3 +137,17 @@ async def elicit(
     return dataclasses.replace(
         request, input_responses=freeze(answers), request_state=question.request_state
     )
+
+
+async def answered(ctx: Any, asked: Asked, timeout: float) -> tuple[McpRequest, Retry]:
+    """2025-11-25: the next round's request and answers, once the client answered what a
+    round asked (the handler's question, or its resolvers' ones, each within ``timeout``
+    seconds: else ``TimeoutError``)."""
+    if asked.question is not None:
+        request = await elicit(ctx, asked.question, asked.request, timeout)
+        return request, Retry(progress=asked.progress)
+    answers: dict[str, Any] = {}
+    for key, question in asked.requests.items():
+        with anyio.fail_after(timeout):
+            answers[key] = await send(ctx, question)
+    return asked.request, Retry(answers, asked.progress)

@@ -27,8 +27,10 @@ from jsonschema.exceptions import SchemaError
 from mcp import MCPError, types
 
 from mcp_adapter.declare.response import McpResponse
+from mcp_adapter.input.resolution import Retry, RoundState
 
-_VERSION = 1
+_VERSION = 2
+_READS = frozenset({1, 2})
 _ACTIONS = frozenset({"accept", "decline", "cancel"})
 INVALID_STATE = "Invalid or expired requestState"
 """The SDK boundary's own wording for a state it refuses: one answer for every cause."""
@@ -39,12 +41,44 @@ def questions(asking: McpResponse) -> dict[str, dict[str, Any]]:
     return {key: dict(form.requested_schema) for key, form in (asking.input_requests or {}).items()}
 
 
-def envelope(asking: McpResponse) -> str:
-    """The plaintext ``requestState`` of an ``input_required`` result (the SDK seals it)."""
-    return json.dumps(
-        {"v": _VERSION, "s": asking.request_state, "q": questions(asking)},
-        separators=(",", ":"),
+def envelope(asking: McpResponse | None, progress: RoundState | None = None) -> str:
+    """The plaintext ``requestState`` of an ``input_required`` result (the SDK seals it):
+    the handler's question and state (``McpResponse.elicit``), and the resolvers'
+    progress (recorded outcomes pinned to their questions, the questions of this round,
+    the rounds so far)."""
+    value: dict[str, Any] = {"v": _VERSION}
+    if asking is not None:
+        value["s"] = asking.request_state
+        value["q"] = questions(asking)
+    if progress is not None:
+        value["o"] = dict(progress.recorded)
+        value["k"] = dict(progress.asked)
+        value["r"] = progress.rounds
+    return json.dumps(value, separators=(",", ":"))
+
+
+def retried_progress(params: Mapping[str, Any]) -> Retry:
+    """The resolvers' part of a 2026-07-28 retry: the client's answers (checked later,
+    against the very question each resolver asks again) and the sealed progress."""
+    state = params.get("requestState")
+    if state is None:
+        return Retry()
+    opened = _opened(state)
+    if opened is None:
+        raise MCPError(types.INVALID_PARAMS, INVALID_STATE, {"reason": "invalid_request_state"})
+    recorded, asked, rounds = opened.get("o", {}), opened.get("k", {}), opened.get("r", 0)
+    if not (isinstance(recorded, dict) and isinstance(asked, dict) and isinstance(rounds, int)):
+        raise MCPError(types.INVALID_PARAMS, INVALID_STATE, {"reason": "invalid_request_state"})
+    given = params.get("inputResponses")
+    answers = (
+        {key: given[key] for key in asked if key in given} if isinstance(given, Mapping) else {}
     )
+    progress = RoundState(
+        {key: entry for key, entry in recorded.items() if isinstance(entry, dict)},
+        {key: value for key, value in asked.items() if isinstance(value, str)},
+        rounds,
+    )
+    return Retry(answers, progress)
 
 
 def accepted(answer: Any, schema: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -93,16 +127,23 @@ def retried_answers(params: Mapping[str, Any]) -> tuple[dict[str, Any], str | No
     return answers, handler_state
 
 
-def _open(state: Any) -> tuple[str | None, dict[str, Mapping[str, Any]]] | None:
+def _opened(state: Any) -> dict[str, Any] | None:
     if not isinstance(state, str):
         return None
     try:
         value = json.loads(state)
     except ValueError:
         return None
-    if not isinstance(value, dict) or value.get("v") != _VERSION:
+    if not isinstance(value, dict) or value.get("v") not in _READS:
         return None
-    handler_state, asked = value.get("s"), value.get("q")
+    return value
+
+
+def _open(state: Any) -> tuple[str | None, dict[str, Mapping[str, Any]]] | None:
+    value = _opened(state)
+    if value is None:
+        return None
+    handler_state, asked = value.get("s"), value.get("q", {})
     if not (handler_state is None or isinstance(handler_state, str)):
         return None
     if not isinstance(asked, dict) or not all(isinstance(s, dict) for s in asked.values()):

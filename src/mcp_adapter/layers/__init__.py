@@ -4,7 +4,7 @@
 (refuse an output past a size) and ``RateLimit`` (calls per caller, in a ``RateStore``).
 """
 
-from mcp_adapter.layers.access_log import FIELDS, AccessLog, Outcome, outcome_of
+from mcp_adapter.layers.access_log import FIELDS, AccessLog, AccessRecord, Outcome, outcome_of
 from mcp_adapter.layers.rate_limit import (
     InMemoryRateStore,
     Per,
@@ -20,6 +20,7 @@ from mcp_adapter.layers.timing import Timing
 __all__ = [
     "FIELDS",
     "AccessLog",
+    "AccessRecord",
     "InMemoryRateStore",
     "Outcome",
     "Per",

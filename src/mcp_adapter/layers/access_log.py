@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass, fields
 from typing import Any, Final, Literal
 
 from mcp import MCPError, types
@@ -17,18 +18,41 @@ from mcp_adapter.interrupts import cancelled_for_real
 Outcome = Literal["ok", "error", "refused", "failed", "cancelled"]
 """How a call ended, as the layer saw it (see ``AccessLog``)."""
 
-FIELDS: Final = (
-    "method",
-    "component",
-    "outcome",
-    "duration_ms",
-    "subject",
-    "request_id",
-    "incident",
-    "refusal",
-    "error_type",
-    "error_code",
-)
+
+@dataclass(frozen=True, slots=True)
+class AccessRecord:
+    """The attributes of one ``AccessLog`` record, typed (``None`` when they do not apply).
+
+    ``AccessRecord.of(record)`` reads them off a ``logging.LogRecord`` the layer wrote, for
+    handlers and filters that would otherwise ``getattr`` untyped ``extra=`` attributes.
+    """
+
+    method: str
+    component: str | None
+    outcome: Outcome
+    duration_ms: float
+    subject: str | None
+    request_id: str | int | None
+    incident: str | None
+    refusal: str | None
+    error_type: str | None
+    error_code: int | None
+
+    @classmethod
+    def of(cls, record: logging.LogRecord) -> AccessRecord:
+        """The access attributes of ``record``; ``ValueError`` for a record ``AccessLog``
+        did not write (one without them)."""
+        missing = [name for name in FIELDS if not hasattr(record, name)]
+        if missing:
+            raise ValueError(
+                f"log record {record.name!r} ({record.getMessage()[:80]!r}) is not an access "
+                f"record: it has no {', '.join(missing)}; hint: read records of the "
+                "AccessLog layer's logger (mcp_adapter.access unless configured)"
+            )
+        return cls(*(getattr(record, name) for name in FIELDS))
+
+
+FIELDS: Final = tuple(field.name for field in fields(AccessRecord))
 """The attributes every access record carries (``None`` when they do not apply)."""
 
 

@@ -16,8 +16,10 @@ shutdown) and adds what a server with visibility hooks and many clients needs:
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Protocol, cast
 
+import anyio
 from mcp import MCPError, types
 from mcp.server.subscriptions import SubscriptionBus
 from mcp.shared.subscriptions import (
@@ -44,6 +46,20 @@ def honored(requested: types.SubscriptionFilter) -> types.SubscriptionFilter:
     )
 
 
+class Followed(Protocol):
+    """What a stream may follow besides the bus's events (the tasks extension's
+    ``taskIds``): the filter key it reads, and the coroutine that follows them,
+    sending its own notifications on the stream."""
+
+    key: str
+
+    def requested(self, extra: Mapping[str, Any] | None) -> tuple[str, ...] | None: ...
+
+    async def __call__(
+        self, ctx: Any, ids: Sequence[str], send: Callable[[Any], Awaitable[None]]
+    ) -> None: ...
+
+
 class Listening:
     """The ``subscriptions/listen`` handler of one SDK server."""
 
@@ -53,6 +69,8 @@ class Listening:
         self.limits = limits
         self.quota = ListenerQuota(limits)
         self._feeds: set[Feed] = set()
+        self.followed: Followed | None = None
+        """Set by a server with task tools (``taskIds`` in the filter)."""
 
     async def __call__(
         self, ctx: Any, params: types.SubscriptionsListenRequestParams
@@ -61,6 +79,10 @@ class Listening:
         if subscription_id is None:
             raise MCPError(types.INVALID_REQUEST, "subscriptions/listen requires a request id")
         wanted = honored(params.notifications)
+        followed = self.followed
+        ids = None if followed is None else followed.requested(params.notifications.model_extra)
+        if followed is not None and ids is not None:
+            setattr(wanted, followed.key, list(ids))
         uris = frozenset(wanted.resource_subscriptions or ())
         if len(uris) > self.limits.max_uris:
             raise MCPError(
@@ -85,17 +107,37 @@ class Listening:
                 types.SubscriptionsAcknowledgedNotification(params=acknowledged),
                 related_request_id=subscription_id,
             )
-            async for event in feed:
-                if await self._visible(ctx, event):
-                    await ctx.session.send_notification(
-                        event_to_notification(event, meta), related_request_id=subscription_id
-                    )
+            if followed is not None and ids:
+                async with anyio.create_task_group() as group:
+
+                    async def send(notification: Any) -> None:
+                        notification.params["_meta"] = meta
+                        await ctx.session.send_notification(
+                            cast(types.ServerNotification, notification),
+                            related_request_id=subscription_id,
+                        )
+
+                    group.start_soon(followed, ctx, ids, send)
+                    await self._relay(ctx, feed, meta, subscription_id)
+                    group.cancel_scope.cancel()
+            else:
+                await self._relay(ctx, feed, meta, subscription_id)
         finally:
             self._feeds.discard(feed)
             feed.close()
             unsubscribe_from_bus(unsubscribe)
             self.quota.give_back(client)
         return types.SubscriptionsListenResult(_meta=meta)
+
+    async def _relay(
+        self, ctx: Any, feed: Feed, meta: dict[str, Any], subscription_id: Any
+    ) -> None:
+        """The bus's events this stream asked for and may see, in order."""
+        async for event in feed:
+            if await self._visible(ctx, event):
+                await ctx.session.send_notification(
+                    event_to_notification(event, meta), related_request_id=subscription_id
+                )
 
     async def _visible(self, ctx: Any, event: ServerEvent) -> bool:
         if not isinstance(event, ResourceUpdated):

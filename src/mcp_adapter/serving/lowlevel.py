@@ -25,8 +25,10 @@ from mcp_adapter.notifications.serve import (
     Notifications,
     NotifyingServer,
 )
+from mcp_adapter.serving.apps import declare_apps, tools_listing
 from mcp_adapter.tasks.engine import TaskEngine
 from mcp_adapter.tasks.extension import TasksExtension, install, with_tasks
+from mcp_adapter.tasks.watch import TaskWatch
 
 
 def header_schemas(catalog: Catalog) -> Callable[[str], Mapping[str, Any] | None]:
@@ -84,7 +86,7 @@ def build_sdk_server(
     )
     handlers: dict[str, Any] = {}
     if catalog.tools:
-        handlers["on_list_tools"] = dispatcher.list_tools
+        handlers["on_list_tools"] = tools_listing(catalog, dispatcher)
         handlers["on_call_tool"] = dispatcher.call_tool
     if catalog.resources or catalog.templates:
         handlers["on_list_resources"] = dispatcher.list_resources
@@ -124,6 +126,8 @@ def build_sdk_server(
         engine.bind(dispatcher.run_task)
         dispatcher.tasks = engine
         extension = TasksExtension(engine, dispatcher.request)
+        if notifications.listening is not None:
+            notifications.listening.followed = TaskWatch(engine, dispatcher.request)
         lifespan = with_tasks(lifespan, engine)
     server = NotifyingServer(
         catalog.name,
@@ -141,6 +145,7 @@ def build_sdk_server(
         install(server, extension)
     for declared in catalog.protocol_extensions:
         install(server, declared)
+    declare_apps(server, catalog)
     notifications.install(server)
     server.cache_hints = dict(catalog.cache_hints)  # checked at compile, as Server() checks them
     security = request_state_security or RequestStateSecurity.ephemeral()

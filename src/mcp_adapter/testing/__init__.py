@@ -12,7 +12,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from mcp_adapter.testing.client import McpTestClient
-from mcp_adapter.testing.result import McpResult
+from mcp_adapter.testing.result import McpResult, texts_of
 from mcp_adapter.testing.tasks import TaskClient
 
 if TYPE_CHECKING:
@@ -59,4 +59,5 @@ __all__ = [
     "injected_parameters",
     "payloads",
     "schema_problems",
+    "texts_of",
 ]

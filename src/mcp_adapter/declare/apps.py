@@ -1,0 +1,59 @@
+"""MCP Apps (``io.modelcontextprotocol/ui``): a tool that names an interactive view.
+
+A tool declares ``ui=ToolUI("ui://...")``; the view is a ``Resource`` at that ``ui://``
+URI served as ``text/html;profile=mcp-app`` (``APP_MIME_TYPE``), with injection like any
+other. Clients that negotiated the extension see ``_meta.ui.resourceUri`` on the tool and
+render the view with the tool's result; the others see the tool without it, so its
+result must read well as text. The identifiers are the SDK's (``mcp.server.apps``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID, Visibility
+
+from mcp_adapter.declare.request import McpRequest
+
+__all__ = ["APP_MIME_TYPE", "EXTENSION_ID", "ToolUI", "Visibility", "supports_apps"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolUI:
+    """The view a tool names: ``Tool.ui``, ``@tool(ui=...)``, ``ToolSpec(ui=...)``.
+
+    ``resource_uri`` is a ``ui://`` resource the same server serves with
+    ``APP_MIME_TYPE``; ``visibility`` (``("model", "app")`` when omitted, by the
+    extension's rule) says who may call the tool: the model, the view, or both.
+    Checked when the server compiles.
+
+    >>> ToolUI("ui://orders/view.html").meta()
+    {'resourceUri': 'ui://orders/view.html'}
+    """
+
+    resource_uri: str
+    visibility: Sequence[Visibility] | None = None
+
+    def meta(self) -> dict[str, Any]:
+        """The tool's ``_meta.ui`` entry."""
+        ui: dict[str, Any] = {"resourceUri": self.resource_uri}
+        if self.visibility is not None:
+            ui["visibility"] = list(self.visibility)
+        return ui
+
+
+def supports_apps(request: McpRequest) -> bool:
+    """Whether the caller negotiated MCP Apps: its capabilities name the extension and
+    list ``APP_MIME_TYPE`` (the SDK's ``client_supports_apps`` rule, on the snapshot).
+
+    A tool with a view answers such a caller knowing the view shows its result, and
+    anyone else with text that stands on its own.
+    """
+    extensions = request.client_capabilities.get("extensions")
+    settings = extensions.get(EXTENSION_ID) if isinstance(extensions, Mapping) else None
+    mime_types = settings.get("mimeTypes") if isinstance(settings, Mapping) else None
+    if not isinstance(mime_types, Sequence) or isinstance(mime_types, str | bytes):
+        return False  # a string is not a list of MIME types, whatever it contains
+    return APP_MIME_TYPE in mime_types

@@ -1,0 +1,134 @@
+"""The input phase of one call, in its round's scope: a component's resolvers run, what
+they ask is asked, and their values reach the handler.
+
+Where it runs (``dispatch.modes``) decides how a 2025-11-25 question is asked: a call on
+the loop asks at once and goes on (nothing before the answer runs again); a call that
+holds a worker thread (a thread-bound component) ends its round first, so no thread
+waits for the client, and its next round re-runs what comes before the answers, as a
+2026-07-28 retry does. 2026-07-28 answers with an ``input_required`` result.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+from mcp import types
+
+from mcp_adapter.compiled.catalog import CompiledComponent
+from mcp_adapter.compiled.handlers import HandlerPlan, Offload
+from mcp_adapter.declare.request import McpRequest
+from mcp_adapter.declare.response import McpResponse
+from mcp_adapter.dispatch.chain import Injector
+from mcp_adapter.dispatch.snapshot import is_modern, supports_elicitation
+from mcp_adapter.errors import ToolError
+from mcp_adapter.input.asking import (
+    Asked,
+    input_required,
+    missing_elicitation,
+    no_back_channel,
+    send,
+)
+from mcp_adapter.input.resolution import (
+    FIRST,
+    MAX_INPUT_ROUNDS,
+    NO_ROUND_STATE,
+    Asker,
+    Resolution,
+    Retry,
+)
+from mcp_adapter.input.state import retried_progress
+
+
+async def resolve_inputs(
+    run: Any,
+    component: CompiledComponent,
+    ctx: Any,
+    scope: Any,
+    request: McpRequest,
+    payload: Any,
+    named: Mapping[str, Any] | None,
+    retry: Retry | None,
+    threads: Offload,
+    timeout: float,
+) -> Resolution | types.InputRequiredResult | Asked:
+    """The handler's resolved values (a ``Resolution``), or the round's questions: an
+    ``input_required`` result (2026-07-28) or an ``Asked`` for the next round
+    (2025-11-25, a call that may not wait here)."""
+    modern = is_modern(ctx)
+    if retry is None:
+        retry = retried_progress(request.params) if modern else FIRST
+    waits_here = not modern and not (component.thread_bound or component.borrows)
+    reachable = modern or ctx.session.can_send_request
+    sender = functools.partial(send, ctx) if waits_here and reachable else None
+    asker = Asker(request.client_capabilities, retry, sender, timeout, reachable=reachable)
+    arguments = named or {}
+
+    async def invoke(resolver: Any, given: dict[str, Any]) -> Any:
+        plan = resolver.plan
+        kwargs = {name: arguments[name] for name in plan.arguments if name in arguments}
+        kwargs.update(given)
+        return await run.call(plan, None, scope, request, payload, kwargs, threads)
+
+    resolution = Resolution(invoke, asker)
+    if await resolution.run(component.input_roots):
+        return resolution
+    if retry.progress.rounds >= MAX_INPUT_ROUNDS:
+        raise ToolError(
+            f"{component.name} asked for input in {MAX_INPUT_ROUNDS} rounds without an end; "
+            "the call is refused"
+        )
+    progress = asker.progress()
+    if modern:
+        return input_required(None, progress, asker.pending)
+    return Asked(None, request, dict(asker.pending), progress)
+
+
+def handler_asked(
+    question: McpResponse, ctx: Any, request: McpRequest, inputs: Resolution | None
+) -> types.InputRequiredResult | Asked:
+    """The question a handler returned (``McpResponse.elicit``; see ``input.asking.asking``),
+    as this era asks it: an ``input_required`` result, or an ``Asked`` for the loop once
+    the round has closed its scope (2025-11-25). The resolvers' answers so far travel
+    with it, so they are not asked again."""
+    modern = is_modern(ctx)
+    if not modern and not ctx.session.can_send_request:
+        raise no_back_channel()
+    if not supports_elicitation(request):
+        raise missing_elicitation()
+    progress = inputs.asker.progress() if inputs is not None else None
+    if modern:
+        return input_required(question, progress)
+    return Asked(question, request, progress=progress or NO_ROUND_STATE)
+
+
+async def allowed_with_answers(
+    run: Any,
+    component: CompiledComponent,
+    instance: Any,
+    scope: Any,
+    request: McpRequest,
+    inputs: Resolution,
+    threads: Offload,
+) -> bool:
+    """Whether every ``authorize`` that takes resolved parameters allows the call, asked
+    with the answers (after the input phase, before any middleware and the handler)."""
+    for plan in component.hooks.answered:
+        answers = inputs.values(plan.resolved)
+        if not await run.call(plan, instance, scope, request, None, answers, threads):
+            return False
+    return True
+
+
+def injecting(inject: Injector, inputs: Resolution) -> Injector:
+    """What a call-stage layer is given: its injected arguments, and the answers of its
+    resolved parameters (the call's input phase had them)."""
+
+    async def with_answers(plan: HandlerPlan, scope: Any, request: McpRequest | None) -> Any:
+        kwargs = await inject(plan, scope, request)
+        if plan.resolved:
+            kwargs = {**kwargs, **inputs.values(plan.resolved)}
+        return kwargs
+
+    return with_answers
