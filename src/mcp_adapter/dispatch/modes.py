@@ -263,10 +263,8 @@ class _ClosedHere:
         self.scope.__exit__(exc_type, exc, tb)
 
 
-class _ClosedOnWorker:
-    """A scope whose finalizers run on the call's worker thread, after every part handed
-    to it: at once when the thread is free (shielded, like any scope's finalizers), and,
-    when a cancelled part still runs there, after that part returns, without waiting."""
+class _ClosedWithWorker:
+    """A scope used with ``async with`` by a call that borrows a worker thread."""
 
     __slots__ = ("scope", "worker")
 
@@ -276,6 +274,14 @@ class _ClosedOnWorker:
 
     async def __aenter__(self) -> Scope:
         return self.scope
+
+
+class _ClosedOnWorker(_ClosedWithWorker):
+    """A scope whose finalizers run on the call's worker thread, after every part handed
+    to it: at once when the thread is free (shielded, like any scope's finalizers), and,
+    when a cancelled part still runs there, after that part returns, without waiting."""
+
+    __slots__ = ()
 
     async def __aexit__(
         self,
@@ -293,18 +299,11 @@ class _ClosedOnWorker:
                 await worker.run(close, exc_type, exc, tb)
 
 
-class _ClosedAfterWorker:
+class _ClosedAfterWorker(_ClosedWithWorker):
     """A scope closed on the loop, or, while a cancelled sync part still runs on the
     call's worker thread, by that thread once the part returns (back on the loop)."""
 
-    __slots__ = ("scope", "worker")
-
-    def __init__(self, scope: Scope, worker: Worker) -> None:
-        self.scope = scope
-        self.worker = worker
-
-    async def __aenter__(self) -> Scope:
-        return self.scope
+    __slots__ = ()
 
     async def __aexit__(
         self,
