@@ -85,6 +85,34 @@ async def test_an_ipv4_shorthand_for_loopback_is_protected_when_served(host: str
 
 
 @pytest.mark.anyio
+async def test_a_host_without_its_port_is_answered_and_a_foreign_one_refused() -> None:
+    """A reverse proxy that sets ``Host: $host`` (nginx) sends the name without the port;
+    a browser on port 80 sends its ``Origin`` the same way."""
+    with serve_http([*AUDIT, "--host", "127.0.0.1"]) as served:
+        async with httpx2.AsyncClient(timeout=10) as http:
+            statuses = {}
+            for host, origin in [
+                ("127.0.0.1", None),
+                ("localhost", "http://localhost"),
+                ("rebound.example", None),
+                ("127.0.0.1", "http://rebound.example"),
+            ]:
+                headers = {**POST_HEADERS, "Host": host}
+                if origin is not None:
+                    headers["Origin"] = origin
+                response = await http.post(
+                    served.url, content=json.dumps(INITIALIZE), headers=headers
+                )
+                statuses[(host, origin)] = response.status_code
+    assert statuses == {
+        ("127.0.0.1", None): 200,
+        ("localhost", "http://localhost"): 200,
+        ("rebound.example", None): 421,
+        ("127.0.0.1", "http://rebound.example"): 403,
+    }
+
+
+@pytest.mark.anyio
 async def test_serving_on_127_0_0_2_answers_it_and_refuses_a_foreign_host() -> None:
     with serve_http([*AUDIT, "--host", "127.0.0.2"]) as served:
         assert served.url.startswith("http://127.0.0.2:")

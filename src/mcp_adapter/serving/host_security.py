@@ -60,7 +60,8 @@ def default_transport_security(host: str) -> TransportSecuritySettings | None:
     address of ``127.0.0.0/8`` or ``::1``) it is on, as the SDK's own servers
     have it: the ``Host`` and ``Origin`` headers accepted are ``localhost``,
     ``127.0.0.1``, ``[::1]``, the host as spelled and the address it spells, on
-    any port; any other name is refused. On any other host, ``None`` (off).
+    any port or none (a proxy's ``Host: $host`` drops the port); any other name is
+    refused. On any other host, ``None`` (off).
     """
     if not is_loopback(host):
         return None
@@ -75,6 +76,9 @@ def default_transport_security(host: str) -> TransportSecuritySettings | None:
             names.append(shown)
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{name}:*" for name in names],
-        allowed_origins=[f"http://{name}:*" for name in names],
+        allowed_hosts=[*names, *(f"{name}:*" for name in names)],
+        allowed_origins=[
+            *(f"http://{name}" for name in names),
+            *(f"http://{name}:*" for name in names),
+        ],
     )
