@@ -198,3 +198,27 @@ async def test_a_put_tool_shows_its_view_only_to_a_client_with_apps(mode: str, h
         tool = put_tool((await client.list_tools()).tools)
         assert "ui" not in (tool.meta or {})
         assert texts_of(await client.call_tool("score", {})) == ["42 points"]
+
+
+def hidden_score() -> str:
+    return "never listed"
+
+
+HOOKED = [
+    *SPECS,
+    ToolSpec(name="hidden", handler=hidden_score, ui=ToolUI(VIEW), should_register=lambda: False),
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("kind", ["mcpserver", "lowlevel"])
+async def test_a_put_tool_its_hooks_hide_stays_hidden_whatever_the_negotiation(
+    mode: str, kind: str
+) -> None:
+    server: Any = MCPServer("host") if kind == "mcpserver" else SdkServer("host")
+    put_on_server(server, HOOKED)
+    for extensions in ([APPS], []):
+        async with Client(server, mode=mode, cache=None, extensions=extensions) as client:
+            tools = (await client.list_tools()).tools
+            assert [t.name for t in tools] == ["score"]
+            assert ("ui" in (tools[0].meta or {})) is bool(extensions)
