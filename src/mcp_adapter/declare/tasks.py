@@ -45,3 +45,7 @@ class Tasks:
     redelivery_timeout: float = 60.0
     """Seconds after which a task whose worker stopped answering is taken by another
     worker (``redis://``), which ends it ``failed``."""
+    worker: bool = True
+    """Whether the serving process runs a Docket worker for its tasks. ``False``: it only
+    enqueues them, for ``mcp-adapter worker`` processes sharing its Redis ``url`` to run
+    (``mcp-adapter serve --enqueue-only``); it needs a Redis ``url``."""

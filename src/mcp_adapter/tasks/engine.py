@@ -1,5 +1,5 @@
 """Tasks on Docket: starting one, reading it, cancelling it, and the worker that runs the
-bodies in the serving process.
+bodies (in the serving process, or in ``mcp-adapter worker`` processes).
 
 Docket keeps everything about a task (its arguments, its state, its result, for
 ``execution_ttl``); this module adds only the MCP side: the owner each task is
@@ -91,9 +91,10 @@ class TaskEngine:
 
     @asynccontextmanager
     async def serving(self) -> AsyncIterator[None]:
-        """Docket and its worker, for as long as the server serves; at the end, running
-        bodies are drained (``on_shutdown="drain"``, within ``shutdown_grace``) or
-        cancelled, their scopes closed."""
+        """Docket, and its worker unless ``Tasks.worker`` is off (this process then only
+        enqueues), for as long as the server serves; at the end, running bodies are
+        drained (``on_shutdown="drain"``, within ``shutdown_grace``) or cancelled,
+        their scopes closed. ``mcp-adapter worker`` runs exactly this, without serving."""
         from docket import CurrentExecution, Docket, Execution, Worker
 
         async def tool_task(
@@ -106,6 +107,13 @@ class TaskEngine:
         keep = timedelta(seconds=settings.max_ttl)
         async with Docket(name=self.name, url=self.url, execution_ttl=keep) as docket:
             docket.register(tool_task, names=[FUNCTION])
+            if not settings.worker:
+                self._docket = docket
+                try:
+                    yield
+                finally:
+                    self._docket = None
+                return
             worker = Worker(
                 docket,
                 concurrency=settings.max_running,
@@ -140,15 +148,31 @@ class TaskEngine:
 
     # -- the MCP side ----------------------------------------------------------------
 
-    def _admit(self, owner: str, key: str) -> None:
+    async def _admit(self, owner: str, key: str) -> None:
+        """Count ``key`` against the caps, or refuse it. A task of this process may run
+        in another (a worker, another replica), whose end this process does not see:
+        at a cap, the tasks counted are looked up in Docket and the ended ones freed."""
         settings = self.settings
         if self._count >= settings.max_running:
-            raise too_many("max_running", settings.max_running)
-        mine = self._running.setdefault(owner, set())
-        if len(mine) >= settings.max_running_per_identity:
-            raise too_many("max_running_per_identity", settings.max_running_per_identity)
-        mine.add(key)
+            await self._prune(list(self._running))
+            if self._count >= settings.max_running:
+                raise too_many("max_running", settings.max_running)
+        if len(self._running.get(owner, ())) >= settings.max_running_per_identity:
+            await self._prune([owner])
+            if len(self._running.get(owner, ())) >= settings.max_running_per_identity:
+                raise too_many("max_running_per_identity", settings.max_running_per_identity)
+        self._running.setdefault(owner, set()).add(key)
         self._count += 1
+
+    async def _prune(self, owners: list[str]) -> None:
+        """Free the counted tasks of ``owners`` that have ended (or are gone) in Docket."""
+        for owner in owners:
+            for key in list(self._running.get(owner, ())):
+                if key in self._bodies:
+                    continue  # running here: freed when its body ends
+                execution = await self.docket.get_execution(key)
+                if execution is None or _STATUS[execution.state.value] in TERMINAL:
+                    self._release(owner, key)
 
     def _release(self, owner: str, key: str) -> None:
         mine = self._running.get(owner)
@@ -165,7 +189,7 @@ class TaskEngine:
         """Enqueue the body; answer the task's handle once Docket holds it."""
         docket = self.docket
         key = new_task_id()
-        self._admit(owner, key)
+        await self._admit(owner, key)
         record = {"owner": owner, "tool": tool, "ttl_ms": self.ttl_ms, "request": dict(request)}
         try:
             execution = await docket.add(FUNCTION, key=key)(record=record)
