@@ -7,7 +7,10 @@ import pytest
 
 from container import Container
 from mcp_adapter import Server, Tasks
-from mcp_adapter.cli import main
+from mcp_adapter.cli import build_parser, main
+from mcp_adapter.cli.serve import load_catalog
+from mcp_adapter.cli.settings import options_of
+from mcp_adapter.cli.task_settings import deployed_tasks
 from mcp_adapter.errors import CompileError
 from mcp_adapter.serving import catalog_of
 from tests.tasks.fixtures import Echo
@@ -81,3 +84,31 @@ def test_a_server_that_runs_no_worker_needs_a_redis_url() -> None:
         tasks = Tasks(url="redis://127.0.0.1:6379/0", worker=False)
 
     assert catalog_of(OnRedis, Container()).tasks == OnRedis.tasks
+
+
+@pytest.mark.usefixtures("in_root")
+def test_redis_holds_the_tasks_under_the_deployments_prefix() -> None:
+    def tasks_of(*args: str) -> Tasks | None:
+        parsed = build_parser().parse_args(["serve", TASKS, "--http", *args])
+        return load_catalog(options_of(parsed, {}))[0].tasks
+
+    alone = tasks_of()
+    assert alone is not None
+    assert (alone.url, alone.name, alone.worker) == ("memory://", None, True)
+    shared = tasks_of("--redis", "redis://cache:6379/0", "--redis-prefix", "notes-prod")
+    assert shared is not None
+    assert (shared.url, shared.name) == ("redis://cache:6379/0", "notes-prod:task-replicas:tasks")
+    default = tasks_of("--redis", "redis://cache:6379/0", "--enqueue-only")
+    assert default is not None
+    assert (default.name, default.worker) == ("mcp_adapter:task-replicas:tasks", False)
+
+
+def test_a_redis_of_the_servers_own_keeps_its_tasks() -> None:
+    class OwnRedis(Server):
+        name = "own"
+        tools = (Echo,)
+        tasks = Tasks(url="redis://tasks:6379/2")
+
+    catalog = catalog_of(OwnRedis, Container())
+    deployed = deployed_tasks(catalog, "redis://cache:6379/0", "p", worker=False)
+    assert deployed.tasks == Tasks(url="redis://tasks:6379/2", worker=False)

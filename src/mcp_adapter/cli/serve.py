@@ -104,7 +104,10 @@ def load_catalog(options: ServeOptions) -> tuple[Catalog, Container]:
         compile_catalog(load_servable(options.target), container, options.target),
         options.toolsets,
     )
-    return deployed_tasks(catalog, options.redis_url, worker=not options.enqueue_only), container
+    deployed = deployed_tasks(
+        catalog, options.redis_url, options.redis_prefix, worker=not options.enqueue_only
+    )
+    return deployed, container
 
 
 def build_app(options: ServeOptions) -> Starlette:

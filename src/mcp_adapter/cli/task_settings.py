@@ -14,22 +14,32 @@ MEMORY = "memory://"
 
 
 def deployed_tasks(
-    catalog: Catalog, redis_url: str | None, *, worker: bool = True, flag: str = "--enqueue-only"
+    catalog: Catalog,
+    redis_url: str | None,
+    prefix: str | None = None,
+    *,
+    worker: bool = True,
+    flag: str = "--enqueue-only",
 ) -> Catalog:
-    """``catalog`` with its tasks on ``redis_url`` (unless ``Server.tasks`` names a Redis
-    of its own) and run here only when ``worker``; unchanged without task tools."""
+    """``catalog`` with its tasks on ``redis_url``, under ``{prefix}:{server}:tasks``
+    (unless ``Server.tasks`` names a Redis of its own), and run here only when
+    ``worker``; unchanged without task tools."""
     tasks = catalog.tasks
     if tasks is None:
         return catalog
-    url = tasks.url
+    url, name = tasks.url, tasks.name
     if url.startswith(MEMORY) and redis_url is not None:
+        from mcp_adapter.stores.shared import DEFAULT_PREFIX
+
         url = redis_url
+        name = name or f"{prefix or DEFAULT_PREFIX}:{catalog.name}:tasks"
     if not worker and url.startswith(MEMORY):
         raise CliError(
             f"{flag} leaves the tasks to `mcp-adapter worker` processes, which "
             "memory:// tasks cannot reach",
             "add --redis redis://HOST:PORT/DB (the same for serve and worker)",
         )
-    if url == tasks.url and worker == tasks.worker:
+    if (url, name, worker) == (tasks.url, tasks.name, tasks.worker):
         return catalog
-    return dataclasses.replace(catalog, tasks=dataclasses.replace(tasks, url=url, worker=worker))
+    deployed = dataclasses.replace(tasks, url=url, name=name, worker=worker)
+    return dataclasses.replace(catalog, tasks=deployed)

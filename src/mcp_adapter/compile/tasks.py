@@ -62,6 +62,8 @@ def _settings(tasks: Any, where: str, problems: list[Problem]) -> Tasks | None:
             "worker=False leaves the tasks to worker processes, which a memory:// url "
             "cannot reach: give a Redis url"
         )
+    if tasks.name is not None and (not isinstance(tasks.name, str) or not tasks.name.strip()):
+        found.append(f"name must be a non-empty string, not {tasks.name!r}")
     problems.extend(problem((where,), message) for message in found)
     return None if found else tasks
 

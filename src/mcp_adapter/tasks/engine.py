@@ -64,7 +64,7 @@ class TaskEngine:
 
     def __init__(self, settings: Tasks, name: str) -> None:
         self.settings = settings
-        self.name = f"mcp-adapter:{name}"
+        self.name = settings.name or f"mcp-adapter:{name}"
         self.url = settings.url
         if self.url == "memory://":  # one store per engine, never shared by accident
             self.url = f"memory://{secrets.token_hex(8)}"
