@@ -5,7 +5,8 @@
 ``TASK_MARKS`` names, holding the name of the process that ran it: ``REPLICA``), waits
 until the test creates ``MARK.go``, and answers where it ran. Its scope holds a
 ``Journal`` whose finalizer appends a line to ``closed`` in that folder, so a test sees
-each scope closed. ``TASK_SHUTDOWN`` sets ``Tasks.on_shutdown``; a task whose worker
+each scope closed. ``TASK_SHUTDOWN`` sets ``Tasks.on_shutdown`` and ``TASK_GRACE`` its
+``shutdown_grace``; a task whose worker
 stopped is taken over after ``Tasks.redelivery_timeout``, 2 s here.
 """
 
@@ -72,6 +73,6 @@ class TaskReplicaServer(Server):
     tasks = Tasks(
         max_running_per_identity=2,
         on_shutdown=cast(Literal["cancel", "drain"], os.environ.get("TASK_SHUTDOWN", "cancel")),
-        shutdown_grace=10.0,
+        shutdown_grace=float(os.environ.get("TASK_GRACE", "10")),
         redelivery_timeout=REDELIVERY_TIMEOUT,
     )

@@ -114,7 +114,9 @@ async def test_sigterm_lets_a_draining_worker_finish_its_bodies(
     mark = new_mark()
     with anyio.fail_after(TIMEOUT):
         async with tasks_client(deployment.url, ADA) as ada:
-            with worker(deployment, "w4", {"TASK_SHUTDOWN": "drain"}) as running:
+            # a grace far longer than the test waits: the worker must end with its last body
+            drain = {"TASK_SHUTDOWN": "drain", "TASK_GRACE": "3600"}
+            with worker(deployment, "w4", drain) as running:
                 task_id = (await ada.call("held", {"mark": mark}))["taskId"]
                 await started(marks, mark)
                 running.process.send_signal(signal.SIGTERM)

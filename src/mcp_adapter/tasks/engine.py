@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import anyio
+import anyio.abc
 from mcp import types
 
 from mcp_adapter.declare.tasks import Tasks
@@ -122,16 +123,20 @@ class TaskEngine:
                 scheduling_resolution=timedelta(milliseconds=50),
                 schedule_automatic_tasks=False,
             )
-            async with worker, anyio.create_task_group() as group:
-                group.start_soon(worker.run_forever)
+            stop, ended = anyio.Event(), anyio.Event()
+            async with anyio.create_task_group() as group:
+                await group.start(_work, worker, stop, ended)
                 self._docket = docket
                 try:
                     yield
                 finally:
                     with anyio.CancelScope(shield=True):
+                        stop.set()  # Docket's worker takes no more task
                         await self._stop(settings)
+                        with anyio.move_on_after(settings.shutdown_grace):
+                            await ended.wait()  # ... and has recorded the outcomes
                     self._docket = None
-                    group.cancel_scope.cancel()
+                    group.cancel_scope.cancel()  # a worker loop that did not end in time
 
     async def _stop(self, settings: Tasks) -> None:
         """Drain (within the grace) or cancel the bodies running here, and wait until
@@ -182,8 +187,6 @@ class TaskEngine:
         if not mine:
             del self._running[owner]
         self._count -= 1
-        if not self._bodies and self._idle is not None:
-            self._idle.set()
 
     async def start(self, tool: str, request: Mapping[str, Any], owner: str) -> CreateTaskResult:
         """Enqueue the body; answer the task's handle once Docket holds it."""
@@ -280,7 +283,35 @@ class TaskEngine:
             return {"error": {"code": types.INTERNAL_ERROR, "message": SHUT_DOWN}}
         finally:
             self._bodies.pop(execution.key, None)
-            self._release(owner, execution.key)
+            self._release(owner, execution.key)  # a no-op for a task another process started
+            if not self._bodies and self._idle is not None:
+                self._idle.set()  # draining: the last body here has ended
+
+
+async def _work(
+    worker: Any,
+    stop: anyio.Event,
+    ended: anyio.Event,
+    *,
+    task_status: anyio.abc.TaskStatus[None],
+) -> None:
+    """Docket's worker, entered, run and left in this one task (its context variables are
+    reset where they were set), until ``stop``. Leaving it stops the loop gracefully: it
+    takes no more task, waits for those it runs and records their outcomes."""
+    try:
+        async with anyio.create_task_group() as loop, worker:
+            await loop.start(_forever, worker)
+            task_status.started()
+            await stop.wait()
+    finally:
+        ended.set()
+
+
+async def _forever(worker: Any, *, task_status: anyio.abc.TaskStatus[None]) -> None:
+    """Docket's worker loop, reported started once it runs (a stop asked before then would
+    be forgotten: the loop clears its stop flag as it starts)."""
+    task_status.started()
+    await worker.run_forever()
 
 
 def _internal() -> dict[str, Any]:
