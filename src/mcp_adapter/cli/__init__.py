@@ -1,4 +1,4 @@
-"""The ``mcp-adapter`` command: serve, worker, dev, call, inspect, list, check and the
+"""The ``mcp-adapter`` command: serve, dev, worker, call, inspect, list, check and the
 ``make:mcp-*`` generators; the top of the package, it may import any part of it."""
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     serve.add_parser(commands, common)
-    worker.add_parser(commands, common)
     dev.add_parser(commands, common)
+    worker.add_parser(commands, common)
     calling.add_parser(commands, common)
     inspecting.add_parser(commands, common)
     listing.add_parser(commands, common)
