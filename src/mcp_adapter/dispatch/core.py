@@ -464,17 +464,19 @@ class DispatchCore:
         payload: Any,
         named: Mapping[str, Any] | None,
         retry: Retry | None,
+        roots: Sequence[tuple[str, Any]] | None = None,
     ) -> tuple[Resolution, Any] | types.InputRequiredResult | Asked:
         """The input phase of a call whose component takes resolved values
         (``component.inputs``): its resolvers run and what they ask is asked
         (``dispatch.inputs.resolve_inputs``); once every answer is in, the component is
         built and each ``authorize`` that takes answers is asked with them (a refusal is
-        ``forbidden``). ``(answers, instance)``, or this round's questions."""
+        ``forbidden``). ``(answers, instance)``, or this round's questions; ``roots``: only
+        these resolved parameters (a task tool's ``authorize``, before its task starts)."""
         assert request is not None  # a component with resolvers needs the request
         threads = self.threads
         timeout = self.catalog.input_timeout
         found = await resolve_inputs(
-            run, component, ctx, scope, request, payload, named, retry, threads, timeout
+            run, component, ctx, scope, request, payload, named, retry, threads, timeout, roots
         )
         if not isinstance(found, Resolution):
             return found

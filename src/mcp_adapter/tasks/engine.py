@@ -20,6 +20,7 @@ from mcp import types
 
 from mcp_adapter.declare.tasks import Tasks
 from mcp_adapter.errors import logger
+from mcp_adapter.tasks.waiting import INPUT, Waiting, asked
 from mcp_adapter.tasks.wire import (
     TERMINAL,
     Ack,
@@ -166,13 +167,20 @@ class TaskEngine:
         docket = self.docket
         key = new_task_id()
         self._admit(owner, key)
-        record = {"owner": owner, "tool": tool, "ttl_ms": self.ttl_ms, "request": dict(request)}
+        record = {
+            "owner": owner,
+            "tool": tool,
+            "ttl_ms": self.ttl_ms,
+            "request": dict(request),
+            "created": _iso(None),
+            "round": 0,
+        }
         try:
-            execution = await docket.add(FUNCTION, key=key)(record=record)
+            await docket.add(FUNCTION, key=key)(record=record)
         except BaseException:
             self._release(owner, key)
             raise
-        created = _iso(execution.when)
+        created = str(record["created"])
         return CreateTaskResult(
             task_id=key,
             status="working",
@@ -195,7 +203,7 @@ class TaskEngine:
             raise absent(task_id)
         ttl_ms = record.get("ttl_ms")
         if isinstance(ttl_ms, int):
-            expiry = execution.when + timedelta(milliseconds=ttl_ms)
+            expiry = _created(execution, record) + timedelta(milliseconds=ttl_ms)
             if datetime.now(UTC) >= expiry:
                 if _STATUS[execution.state.value] not in TERMINAL:
                     await self.docket.cancel(task_id)
@@ -207,9 +215,13 @@ class TaskEngine:
         status = _STATUS[execution.state.value]
         result: dict[str, Any] | None = None
         error: dict[str, Any] | None = None
+        questions: dict[str, Any] | None = None
         if status == "completed":
             outcome = await execution.get_result()
-            if isinstance(outcome, Mapping) and isinstance(outcome.get("result"), Mapping):
+            waiting = asked(outcome)
+            if waiting is not None:  # the round asked: tasks/update answers it
+                status, questions = await self._waiting(task_id, record, waiting)
+            elif isinstance(outcome, Mapping) and isinstance(outcome.get("result"), Mapping):
                 result = dict(outcome["result"])
             else:
                 status = "failed"
@@ -221,17 +233,66 @@ class TaskEngine:
         return DetailedTask(
             task_id=task_id,
             status=status,
-            created_at=_iso(execution.when),
+            created_at=_iso(_created(execution, record)),
             last_updated_at=_iso(updated),
             ttl_ms=record.get("ttl_ms"),
             poll_interval_ms=self.poll_ms,
             result=result,
             error=error,
+            input_requests=questions,
         )
+
+    async def _waiting(
+        self, task_id: str, record: Mapping[str, Any], waiting: Mapping[str, Any]
+    ) -> tuple[str, dict[str, Any] | None]:
+        """The status of a task whose last round asked, and its unanswered questions."""
+        store, round_ = Waiting(self.docket), int(record.get("round", 0))
+        fate = await store.fate(task_id, round_)
+        if fate is not None:  # cancelled while waiting, or resumed (enqueued, not yet run)
+            return ("cancelled" if fate == "cancel" else "working"), None
+        return "input_required", await store.pending(task_id, round_, waiting["requests"])
+
+    async def update(self, task_id: str, owner: str, responses: Mapping[str, Any]) -> Ack:
+        """Answers to a task waiting for input: kept for the questions of its round that
+        have none yet (others ignored); the answer that completes the round resumes the
+        task, once. A task that waits for nothing ignores them."""
+        execution, record = await self._find(task_id, owner)
+        if _STATUS[execution.state.value] != "completed":
+            return Ack()
+        waiting = asked(await execution.get_result())
+        if waiting is None:
+            return Ack()
+        round_ = int(record.get("round", 0))
+        seconds = self._seconds_left(execution, record)
+        answers = await Waiting(self.docket).answer(
+            task_id, round_, waiting["requests"], responses, seconds
+        )
+        if answers is not None:
+            given = {"state": waiting["state"], "answers": answers}
+            request = {**record["request"], INPUT: given}
+            resumed = {**record, "round": round_ + 1, "request": request}
+            await self.docket.add(FUNCTION, key=task_id)(record=resumed)
+        return Ack()
+
+    def _seconds_left(self, execution: Any, record: Mapping[str, Any]) -> int:
+        """Seconds until the task expires (what its waiting answers are kept for)."""
+        ttl_ms = record.get("ttl_ms")
+        if not isinstance(ttl_ms, int):
+            return int(self.settings.max_ttl)
+        expiry = _created(execution, record) + timedelta(milliseconds=ttl_ms)
+        return max(1, int((expiry - datetime.now(UTC)).total_seconds()) + 1)
 
     async def cancel(self, task_id: str, owner: str) -> Ack:
         """Cancel the task if it has not ended (idempotent: an ended task stays as it is)."""
         execution, record = await self._find(task_id, owner)
+        if _STATUS[execution.state.value] == "completed":
+            waiting = asked(await execution.get_result())
+            if waiting is not None:  # a task waiting for input ends cancelled, unless resumed
+                seconds = self._seconds_left(execution, record)
+                round_ = int(record.get("round", 0))
+                if not await Waiting(self.docket).cancel(task_id, round_, seconds):
+                    await self.docket.cancel(task_id)  # resumed meanwhile: cancel that run
+            return Ack()
         if _STATUS[execution.state.value] not in TERMINAL:
             await self.docket.cancel(task_id)
             if execution.state.value in ("scheduled", "queued"):
@@ -257,6 +318,15 @@ class TaskEngine:
         finally:
             self._bodies.pop(execution.key, None)
             self._release(owner, execution.key)
+
+
+def _created(execution: Any, record: Mapping[str, Any]) -> datetime:
+    """When the task was created: kept in its record, since each round of a task that asked
+    for input is a new run of its Docket key."""
+    found = record.get("created")
+    if isinstance(found, str):
+        return datetime.fromisoformat(found.replace("Z", "+00:00"))
+    return execution.when  # type: ignore[no-any-return]
 
 
 def _internal() -> dict[str, Any]:
