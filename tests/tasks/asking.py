@@ -185,7 +185,7 @@ class AskingServer(Server):
 class ShortServer(Server):
     name = "short"
     tools = (Delete,)
-    tasks = Tasks(ttl=1.0)
+    tasks = Tasks(ttl=1.0, max_running_per_identity=1)
 
 
 async def never(context: Any, params: Any) -> types.ElicitResult:

@@ -253,6 +253,26 @@ async def test_a_task_waiting_past_its_ttl_is_gone_and_never_runs() -> None:
     assert (runs.built, runs.finalized) == (0, 0)
 
 
+async def test_a_waiting_task_keeps_its_place_until_cancelled_or_expired() -> None:
+    runs = Runs()
+    async with asking(ShortServer, runs) as tasks:  # one task per identity
+        first = (await tasks.call("delete", {"filename": "1"}))["taskId"]
+        only_key(await waiting(tasks, first))
+        with pytest.raises(MCPError) as full:
+            await tasks.call("delete", {"filename": "2"})
+        assert full.value.code == -32004
+        assert "max_running_per_identity is 1" in full.value.message
+        await tasks.cancel(first)
+        second = await tasks.call("delete", {"filename": "2"})
+        only_key(await waiting(tasks, second["taskId"]))
+        created_at = datetime.fromisoformat(second["createdAt"].replace("Z", "+00:00"))
+        expiry = created_at + timedelta(milliseconds=second["ttlMs"])
+        await anyio.sleep((expiry - datetime.now(UTC)).total_seconds() + 0.05)
+        third = await tasks.call("delete", {"filename": "3"})  # the expired one gave it back
+        assert third["resultType"] == "task"
+    assert runs.handled == []
+
+
 @pytest.fixture
 def served() -> Iterator[tuple[str, Runs]]:
     runs = Runs()

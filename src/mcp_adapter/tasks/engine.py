@@ -151,6 +151,40 @@ class TaskEngine:
         mine.add(key)
         self._count += 1
 
+    def _full(self, owner: str) -> bool:
+        settings = self.settings
+        mine = self._running.get(owner, ())
+        return self._count >= settings.max_running or (
+            len(mine) >= settings.max_running_per_identity
+        )
+
+    async def _prune(self) -> None:
+        """Give back the places of tasks that no longer hold one: a task waiting for input
+        keeps its place until it ends, and it may end where this process does not see it
+        (expired, or resumed and ended in another process); asked when a cap is full."""
+        for owner, keys in list(self._running.items()):
+            for key in list(keys):
+                if key not in self._bodies and not await self._holds(key):
+                    self._release(owner, key)
+
+    async def _holds(self, key: str) -> bool:
+        """Whether the task ``key`` has not ended (queued, running, or waiting for input)."""
+        execution = await self.docket.get_execution(key)
+        record = execution.kwargs.get("record") if execution is not None else None
+        if not isinstance(record, Mapping):
+            return False
+        ttl_ms = record.get("ttl_ms")
+        expiry = _created(execution, record) + timedelta(milliseconds=int(ttl_ms or 0))
+        if isinstance(ttl_ms, int) and datetime.now(UTC) >= expiry:
+            return False
+        status = _STATUS[execution.state.value]
+        if status != "completed":
+            return status == "working"
+        waiting = asked(await execution.get_result())
+        if waiting is None:
+            return False
+        return await Waiting(self.docket).fate(key, int(record.get("round", 0))) != "cancel"
+
     def _release(self, owner: str, key: str) -> None:
         mine = self._running.get(owner)
         if mine is None or key not in mine:
@@ -166,6 +200,8 @@ class TaskEngine:
         """Enqueue the body; answer the task's handle once Docket holds it."""
         docket = self.docket
         key = new_task_id()
+        if self._full(owner):
+            await self._prune()
         self._admit(owner, key)
         record = {
             "owner": owner,
@@ -290,7 +326,9 @@ class TaskEngine:
             if waiting is not None:  # a task waiting for input ends cancelled, unless resumed
                 seconds = self._seconds_left(execution, record)
                 round_ = int(record.get("round", 0))
-                if not await Waiting(self.docket).cancel(task_id, round_, seconds):
+                if await Waiting(self.docket).cancel(task_id, round_, seconds):
+                    self._release(str(record["owner"]), task_id)
+                else:
                     await self.docket.cancel(task_id)  # resumed meanwhile: cancel that run
             return Ack()
         if _STATUS[execution.state.value] not in TERMINAL:
@@ -305,6 +343,7 @@ class TaskEngine:
         """The Docket task: the tool's body, once; a redelivered task (its worker died
         mid-run) ends failed instead of running a second time."""
         owner = str(record["owner"])
+        waits = False
         try:
             if execution.redelivered:
                 logger.error("task %s: its worker stopped mid-run; ended failed", execution.key)
@@ -313,11 +352,16 @@ class TaskEngine:
                 raise RuntimeError("no task body is bound")
             with anyio.CancelScope() as scope:
                 self._bodies[execution.key] = scope
-                return await self._body(str(record["tool"]), record["request"])
+                outcome = await self._body(str(record["tool"]), record["request"])
+                waits = asked(outcome) is not None
+                return outcome
             return {"error": {"code": types.INTERNAL_ERROR, "message": SHUT_DOWN}}
         finally:
             self._bodies.pop(execution.key, None)
-            self._release(owner, execution.key)
+            if not waits:  # a task waiting for input keeps its place until it ends
+                self._release(owner, execution.key)
+            elif not self._bodies and self._idle is not None:
+                self._idle.set()
 
 
 def _created(execution: Any, record: Mapping[str, Any]) -> datetime:
