@@ -171,3 +171,22 @@ async def test_the_owner_hears_a_task_wait_for_input_and_then_complete() -> None
             assert "input_required" in statuses[:-1]  # ("working" between: when heard in time)
             assert set(statuses) <= {"working", "input_required", "completed"}
     assert runs.handled == ["delete"]
+
+
+async def test_the_owner_hears_a_waiting_task_cancelled() -> None:
+    runs = asking.Runs()
+    app = http_app(
+        asking.AskingServer, asking.container_with(runs), auth=BearerAuth(StaticVerifier())
+    )
+    with serve_app(app) as url:
+        async with listening(f"{url}/mcp", "reader-token", elicitation_callback=asking.never) as (
+            reader,
+            heard,
+        ):
+            task_id = (await reader.call("delete", {"filename": "dropped"}))["taskId"]
+            async with follow(reader, task_id):
+                await heard.until(task_id, "input_required")
+                await reader.cancel(task_id)
+                cancelled = await heard.until(task_id, "cancelled")
+            assert "inputRequests" not in cancelled
+    assert runs.handled == []

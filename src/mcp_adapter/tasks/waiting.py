@@ -148,11 +148,17 @@ class Waiting:
         return await self.answers(task_id, round_)
 
     async def cancel(self, task_id: str, round_: int, seconds: int) -> bool:
-        """Whether the waiting round is cancelled now (``False``: it was resumed first)."""
+        """Whether the waiting round is cancelled now (``False``: it was resumed first).
+        The change is announced on the task's state channel, as Docket announces its own,
+        so a listener following the task hears it end."""
         _, fate_key = self._keys(task_id, round_)
+        event = json.dumps({"type": "state", "key": task_id, "state": "cancelled"})
         async with self.docket.redis() as redis:
             fate = await redis.eval(_FATE, 1, fate_key, CANCEL, str(seconds))
-        return _text(fate) == CANCEL
+            if _text(fate) != CANCEL:
+                return False
+            await redis.publish(self.docket.key(f"state:{task_id}"), event)
+        return True
 
 
 def _text(value: Any) -> str:
