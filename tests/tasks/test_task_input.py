@@ -14,6 +14,7 @@ import pytest
 from mcp import MCPError
 
 from mcp_adapter import BearerAuth, http_app
+from mcp_adapter.input.resolution import MAX_INPUT_ROUNDS
 from mcp_adapter.tasks.waiting import MAX_ANSWER_CHARS
 from mcp_adapter.testing import TaskClient
 from tests.serving.apps import StaticVerifier
@@ -178,6 +179,21 @@ async def test_answers_of_one_task_never_reach_another_nor_a_replay_the_ended_on
         await tasks.update(second, {key: accept(confirm=False)})
         assert text_of(await tasks.until(second)) == "kept two"
     assert runs.handled == ["delete", "delete"]
+
+
+async def test_a_task_asked_again_and_again_ends_after_the_rounds_limit() -> None:
+    runs = Runs()
+    async with asking(AskingServer, runs) as tasks:
+        task_id = (await tasks.call("delete", {"filename": "d"}))["taskId"]
+        for _ in range(MAX_INPUT_ROUNDS):
+            key = only_key(await waiting(tasks, task_id))
+            await tasks.update(task_id, {key: accept(confirm="not a boolean")})
+            await tasks.until(task_id, "input_required", "completed", "failed")
+        done = await tasks.until(task_id)
+        assert done["result"]["isError"] is True
+        limit = f"in {MAX_INPUT_ROUNDS} rounds without an end"
+        assert limit in done["result"]["content"][0]["text"]
+    assert runs.handled == []
 
 
 async def test_answers_larger_than_the_limit_are_refused_with_the_limit_named() -> None:
