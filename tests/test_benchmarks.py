@@ -79,6 +79,12 @@ def test_every_counted_row_runs_natively() -> None:
     keys = [line.split()[0] for line in listed.stdout.splitlines() if line.strip()]
     assert "modern/ours-constructor" in keys
     assert "scoped/ours-async" in keys
+    # one elicitation round is counted in both eras, next to the per-call rows
+    for era in ("modern", "legacy"):
+        assert f"{era}/ours-elicit" in keys
+        assert f"{era}/resolve-elicit" in keys
+    # the floor's HTTP app with the SDK's input-schema hook, the adapter's lead explained
+    assert "asgi/floor-hook" in keys
     regions = ",".join(f"{key}:{loops}" for key in keys for loops in (0, 3))
     done = subprocess.run(
         [
