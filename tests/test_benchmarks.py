@@ -107,3 +107,30 @@ def test_every_counted_row_runs_natively() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr[-4000:]
+
+
+def test_http_wire_runs_every_server_side_by_side() -> None:
+    """``python -m benchmarks.http_wire`` starts, checks and loads every server over the
+    wire (FastMCP left out: it needs a venv of its own), and prints their table."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    short = ["--passes", "1", "--seconds", "0.3", "--warmup", "0.2", "--rewarm", "0.2"]
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.http_wire", "--no-fastmcp", *short],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert "left out" not in done.stdout, done.stdout
+    for row in (
+        "| MCPServer + Resolve (anchor) | 1 |",
+        "| low-level Server, hand-written (floor) | 1 |",
+        "| **this adapter, `mcp-adapter serve`** | 1 |",
+        "+ `get_tool_input_schema` | 1 |",
+        "served with the adapter's uvicorn settings | 1 |",
+    ):
+        assert row in done.stdout, done.stdout
+    assert "req/s >= 1.3x MCPServer's" in done.stdout
