@@ -3,7 +3,8 @@ whether a component exists cannot."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import threading
+from typing import Annotated, Any, ClassVar
 
 import pytest
 from mcp import types
@@ -205,6 +206,75 @@ async def test_authorize_is_asked_with_the_answers(mode: str, pin: str, opened: 
             assert "Not authorized" in str(raised.value)
     assert asked == ["Your PIN?"]
     assert ledger.handled == [f"authorize {pin}", "vault"] if opened else [f"authorize {pin}"]
+
+
+class Built:
+    """Counts how many components a call built, and on which threads."""
+
+    def __init__(self) -> None:
+        self.threads: list[int] = []
+
+
+def ask_pin_sync() -> Elicit[Pin]:
+    return Elicit("Your PIN?", Pin)
+
+
+class SyncVaultTool(Tool):
+    """Thread-bound (everything sync): ``authorize`` takes the answer, the handler runs on
+    the same component."""
+
+    name = "sync_vault"
+
+    def __init__(self, built: Built) -> None:
+        built.threads.append(threading.get_ident())
+        self.built = built
+
+    def authorize(self, pin: Annotated[Pin, Resolve(ask_pin_sync)]) -> bool:
+        return pin.pin == "1234"
+
+    def handle(self, pin: Annotated[Pin, Resolve(ask_pin_sync)]) -> McpResponse:
+        return McpResponse.text(f"opened by {len(self.built.threads)} component(s)")
+
+
+async def passing(call: Call, call_next: Next) -> Any:
+    return await call_next(call)
+
+
+class TimedVaultTool(SyncVaultTool):
+    timeout = 30.0
+
+
+class LayeredVault(Server):
+    tools = (SyncVaultTool,)
+    middleware: ClassVar = (passing,)
+
+
+class TimedVault(Server):
+    tools = (TimedVaultTool,)
+
+
+@pytest.mark.parametrize("mode", SDK_MODES)
+@pytest.mark.parametrize("server", [LayeredVault, TimedVault], ids=["middleware", "timeout"])
+async def test_a_thread_bound_component_is_built_once_for_authorize_and_handle(
+    mode: str, server: type[Server]
+) -> None:
+    container = Container()
+    built = Built()
+    container.singleton(Built, lambda: built)
+    (tool,) = compile_server(server, container).tools.values()
+    assert tool.thread_bound
+    assert tool.borrows
+
+    async def answer_pin(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"pin": "1234"})
+
+    async with sdk_client(server, container, mode, elicitation_callback=answer_pin) as sdk:
+        result = await sdk.call_tool(tool.name, {})
+    texts = [c.text for c in result.content if isinstance(c, types.TextContent)]
+    assert texts == ["opened by 1 component(s)"]
+    # one component for the call that ran (a 2026-07-28 round that only asked builds none)
+    assert len(built.threads) == 1
+    assert built.threads[0] != threading.get_ident()  # on the call's worker thread
 
 
 # -- call-stage middleware ------------------------------------------------------------------------

@@ -406,3 +406,104 @@ async def test_2025_an_answer_outside_the_schema_is_asked_again_then_refused() -
     result.assertError("did not match what was asked")
     assert len(asked) == MAX_INPUT_ROUNDS
     assert book.handled == []
+
+
+# -- 2025-11-25, asking at once: the same limits ---------------------------------------------
+
+
+def _chain(length: int, *, sync: bool = False) -> type[Tool]:
+    """A tool whose one parameter is the last of ``length`` resolvers, each asking a
+    question once the one before it is answered: ``length`` rounds on 2026-07-28."""
+    before: Any = None
+    for index in range(length):
+        if sync:
+
+            def ask_sync(**given: Any) -> Elicit[Name]:
+                return Elicit("Next?", Name)
+
+            step: Any = ask_sync
+        else:
+
+            async def ask(**given: Any) -> Elicit[Name]:
+                return Elicit("Next?", Name)
+
+            step = ask
+        step.__name__ = step.__qualname__ = f"step{index}"
+        parameters = []
+        if before is not None:
+            parameters.append(inspect.Parameter("prev", inspect.Parameter.KEYWORD_ONLY))
+            step.__annotations__ = {"prev": Annotated[Name, Resolve(before)]}
+        step.__annotations__ = {**step.__annotations__, "return": Elicit[Name]}
+        step.__signature__ = inspect.Signature(parameters)
+        before = step
+
+    def handle(self: Any, last: Name) -> McpResponse:
+        return McpResponse.text(f"done {last.name}")
+
+    handle.__annotations__ = {"last": Annotated[Name, Resolve(before)], "return": McpResponse}
+    if not sync:
+
+        async def handle_async(self: Any, last: Name) -> McpResponse:
+            return McpResponse.text(f"done {last.name}")
+
+        handle_async.__annotations__ = handle.__annotations__
+        return type("ChainTool", (Tool,), {"name": "chain", "handle": handle_async})
+    return type("ChainTool", (Tool,), {"name": "chain", "handle": handle})
+
+
+def _legacy_client(server: type[Server], asked: list[str], answer: Any = None) -> McpTestClient:
+    async def on_request(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        asked.append(params["message"])
+        return answer or ACCEPT_NAME
+
+    return McpTestClient(
+        Container(), server, protocol=LEGACY, capabilities=FORM, on_server_request=on_request
+    )
+
+
+async def test_2025_a_call_asks_at_most_the_limit_of_questions_of_one_round() -> None:
+    class Many(Server):
+        tools = (_many(MAX_QUESTIONS_PER_ROUND + 1),)
+
+    asked: list[str] = []
+    result = await _legacy_client(Many, asked).tool("many")
+    result.assertError(f"at most {MAX_QUESTIONS_PER_ROUND}")
+    assert len(asked) == MAX_QUESTIONS_PER_ROUND  # the one past the limit never went out
+
+    class Enough(Server):
+        tools = (_many(MAX_QUESTIONS_PER_ROUND),)
+
+    asked = []
+    (await _legacy_client(Enough, asked).tool("many")).assertOk()
+    assert len(asked) == MAX_QUESTIONS_PER_ROUND
+
+
+@pytest.mark.parametrize("sync", [False, True], ids=["on the loop", "thread-bound"])
+async def test_2025_a_chain_of_questions_longer_than_the_rounds_is_refused(sync: bool) -> None:
+    class Long(Server):
+        tools = (_chain(MAX_INPUT_ROUNDS + 1, sync=sync),)
+
+    assert compile_server(Long, Container()).tools["chain"].thread_bound is sync
+    asked: list[str] = []
+    result = await _legacy_client(Long, asked).tool("chain")
+    result.assertError("rounds")
+    assert len(asked) == MAX_INPUT_ROUNDS
+
+    class Enough(Server):
+        tools = (_chain(MAX_INPUT_ROUNDS, sync=sync),)
+
+    asked = []
+    assert (await _legacy_client(Enough, asked).tool("chain")).assertOk().texts == ["done Ada"]
+    assert len(asked) == MAX_INPUT_ROUNDS
+
+
+@pytest.mark.parametrize("sync", [False, True], ids=["on the loop", "thread-bound"])
+async def test_2025_answers_too_large_to_carry_end_the_call(sync: bool) -> None:
+    class Two(Server):
+        tools = (_chain(2, sync=sync),)
+
+    huge = {"action": "accept", "content": {"name": "x" * (MAX_STATE_CHARS + 1)}}
+    asked: list[str] = []
+    result = await _legacy_client(Two, asked, huge).tool("chain")
+    result.assertError("too large")
+    assert len(asked) == 1  # the question after the huge answer never went out

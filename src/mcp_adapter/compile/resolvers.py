@@ -9,6 +9,7 @@ its path.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import types
 import typing
@@ -152,10 +153,11 @@ class Resolvers:
         base = _base_key(fn)
         seen = self._bases.get(base, 0)
         self._bases[base] = seen + 1
+        key = base if seen == 0 else f"{base}#{seen}"
         resolver = ResolverPlan(
-            key=base if seen == 0 else f"{base}#{seen}",
+            key=key,
             label=label,
-            plan=plan,
+            plan=dataclasses.replace(plan, resolver=key),
             asks=asks,
             needs=plan.resolved,
         )

@@ -128,13 +128,16 @@ def compile_server(
     *,
     extra_tools: Sequence[CompiledTool] = (),
     extend_tool: Callable[[CompiledTool, list[Problem]], CompiledTool | None] | None = None,
+    views_elsewhere: bool = False,
 ) -> Catalog:
     """Compile ``server`` against ``container``; raise ``CompileError`` listing every problem.
 
     ``extra_tools`` are tools compiled elsewhere (extensions) served alongside.
     ``extend_tool``, when given, gets each compiled class tool and returns what
     is served instead (extensions extending class tools by name), appending
-    what is wrong to the problems.
+    what is wrong to the problems. ``views_elsewhere``: the MCP Apps views its tools
+    name are served by another server (``put_on_server``), so they are not looked for
+    among its resources.
     """
     problems: list[Problem] = []
     where = server.__qualname__
@@ -182,7 +185,8 @@ def compile_server(
     templates = [r for r in resources if r.template is not None]
     _unique("uri_template", templates, lambda r: r.uri_template_text, problems)
     _overlapping(templates, problems)
-    problems.extend(view_problems(tools, static, templates))
+    if not views_elsewhere:
+        problems.extend(view_problems(tools, static, templates))
     prompt_table = _unique("prompt name", prompts, lambda p: p.name, problems)
     given = given_by(request_layers)
     problems.extend(ungiven_layers(layers, f"server {where}", given, container))
@@ -216,7 +220,11 @@ def compile_server(
         request_layers=request_layers,
         provided=given - frozenset(PROVIDED),
         rebuild=lambda again: compile_server(
-            server, again, extra_tools=extra_tools, extend_tool=extend_tool
+            server,
+            again,
+            extra_tools=extra_tools,
+            extend_tool=extend_tool,
+            views_elsewhere=views_elsewhere,
         ),
         lifespan=lifespan,
         cache_hints=MappingProxyType(cache_hints),

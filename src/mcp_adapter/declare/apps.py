@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mcp import types
 from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID, Visibility
 
 from mcp_adapter.declare.request import McpRequest
@@ -57,3 +58,17 @@ def supports_apps(request: McpRequest) -> bool:
     if not isinstance(mime_types, Sequence) or isinstance(mime_types, str | bytes):
         return False  # a string is not a list of MIME types, whatever it contains
     return APP_MIME_TYPE in mime_types
+
+
+def is_view(uri: str) -> bool:
+    """Whether ``uri`` (a resource's URI or URI template) is an MCP Apps view: a
+    ``ui://`` resource, listed only to clients that negotiated the extension."""
+    return uri.startswith("ui://")
+
+
+def without_view(tool: types.Tool) -> types.Tool:
+    """``tool`` as a client that did not negotiate MCP Apps lists it: no ``_meta.ui``."""
+    if not tool.meta or "ui" not in tool.meta:
+        return tool
+    rest = {key: value for key, value in tool.meta.items() if key != "ui"}
+    return tool.model_copy(update={"meta": rest or None})

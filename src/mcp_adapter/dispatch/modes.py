@@ -214,18 +214,23 @@ class OnLoopWithWorker(OnLoop):
 
 
 class _Later:
-    """A component the handler's hop builds (:class:`OnWorker`)."""
+    """A component the first hop that needs it builds (:class:`OnWorker`), once: an
+    ``authorize`` that takes answers and the handler share it."""
 
-    __slots__ = ("args", "function")
+    __slots__ = ("args", "built", "function")
 
     def __init__(self, function: Callable[..., Any], args: tuple[Any, ...]) -> None:
         self.function = function
         self.args = args
+        self.built: Any = _Later
 
     def build(self) -> Any:
+        if self.built is not _Later:
+            return self.built
         built = self.function(*self.args)
         if isinstance(built, Coroutine):  # ``CompiledComponent.instance``: never suspends here
-            return drive(lambda: built)
+            built = drive(lambda: built)
+        self.built = built
         return built
 
 

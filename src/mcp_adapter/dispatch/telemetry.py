@@ -35,6 +35,7 @@ from opentelemetry.trace import Span, SpanKind, StatusCode
 
 from mcp_adapter.dispatch import results
 from mcp_adapter.errors import Refusal, incident_of
+from mcp_adapter.input.questions import is_marker
 from mcp_adapter.interrupts import cancelled_for_real
 
 T = TypeVar("T")
@@ -56,11 +57,18 @@ BUCKETS: Final = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60
 
 VISIBILITY: Final = "mcp_adapter.visibility"
 VALIDATION: Final = "mcp_adapter.validation"
+RESOLVER: Final = "mcp_adapter.resolver"
+"""One call of a resolver (``Resolve(fn)``) in a call's input phase, once per resolver a
+round runs; its attributes name it (:data:`RESOLVER_KEY`) and say whether it asked."""
 RESOLUTION: Final = "mcp_adapter.resolution"
 HANDLER: Final = "mcp_adapter.handler"
 OUTPUT: Final = "mcp_adapter.output"
-STAGES: Final = (VISIBILITY, VALIDATION, RESOLUTION, HANDLER, OUTPUT)
+STAGES: Final = (VISIBILITY, VALIDATION, RESOLVER, RESOLUTION, HANDLER, OUTPUT)
 """The names of the adapter's spans, in the order a call runs them."""
+RESOLVER_KEY: Final = "mcp_adapter.resolver.key"
+"""The resolver's wire key (``module:qualname``) on its span."""
+ASKED: Final = "mcp_adapter.resolver.asked"
+"""On a resolver's span: whether it returned a question (``Elicit``, ``Sample``, ...)."""
 
 _tracer = trace.get_tracer("mcp_adapter")
 _duration = metrics.get_meter("mcp_adapter").create_histogram(
@@ -262,8 +270,14 @@ class Traced:
             return await self.mode.aresolve(build, *args)  # type: ignore[no-any-return]
 
     async def call(self, plan: Any, *args: Any) -> Any:
-        with _stage(HANDLER, self.attributes, self.details):
-            return await self.mode.call(plan, *args)
+        key = plan.resolver
+        if key is None:
+            with _stage(HANDLER, self.attributes, self.details):
+                return await self.mode.call(plan, *args)
+        with _stage(RESOLVER, {**self.attributes, RESOLVER_KEY: key}, self.details) as span:
+            value = await self.mode.call(plan, *args)
+            span.set_attribute(ASKED, is_marker(value))
+            return value
 
     def tool_result(self, *args: Any, **kwargs: Any) -> types.CallToolResult:
         with _stage(OUTPUT, self.attributes, self.details):

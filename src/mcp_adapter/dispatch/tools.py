@@ -254,7 +254,7 @@ class ToolCalls(TaskCalls):
                 outcome, owner=tool.cls.__qualname__, output=tool.output, modern=is_modern(ctx)
             )
 
-    async def _tool_chain(
+    def _tool_chain(
         self,
         run: Mode,
         tool: CompiledTool,
@@ -263,19 +263,19 @@ class ToolCalls(TaskCalls):
         request: McpRequest | None,
         payload: Any,
         inputs: Resolution | None = None,
-    ) -> Any:
+    ) -> Awaitable[Any]:
+        """The call through the tool's layers, for ``_tool`` to await (no coroutine of its
+        own, nor for the link to the handler: only the layers' and the handler's run)."""
         given = MappingProxyType(tool.fields(payload))
 
-        async def handler(call: Call) -> Any:
+        def handler(call: Call) -> Awaitable[Any]:
             # changed arguments are validated into the input contract again
             value = payload if call.arguments is given else tool.revalidate(call.arguments)
             spread = tool.arguments(value)
             if inputs is not None:
                 spread = {**(spread or {}), **inputs.values(tool.handler.resolved)}
-            return await run.call(
-                tool.handler, instance, scope, request, value, spread, self.threads
-            )
+            return run.call(tool.handler, instance, scope, request, value, spread, self.threads)
 
         call = Call(tool.name, given)
         inject = run.inject if inputs is None else injecting(run.inject, inputs)
-        return await through(tool.middleware, call, handler, scope, request, inject)
+        return through(tool.middleware, call, handler, scope, request, inject)

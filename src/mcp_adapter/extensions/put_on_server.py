@@ -18,6 +18,11 @@ the server answers for a name it does not serve (``MCPServer``: an ``isError``
 result ``Unknown tool: <name>``; the low-level ``Server``: its earlier
 ``tools/call`` handler's answer, else ``-32602 Unknown tool: <name>``); a
 forbidden one is left out and refused with ``-32003``.
+
+MCP Apps: a tool's view (``ToolSpec(ui=...)``) is served by the server the tools are
+put on (the SDK's ``Apps.add_html_resource``, or a resource of its own), so it is not
+looked for among these tools; its ``_meta.ui`` is listed only to clients that
+negotiated the extension, as the host lists its own.
 """
 
 from __future__ import annotations
@@ -35,10 +40,12 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from pydantic import PrivateAttr
 
 from container import Container, Problem
+from mcp_adapter.compile.apps import view_of
 from mcp_adapter.compile.server import compile_server
 from mcp_adapter.compile.tools import compile_function_tool
 from mcp_adapter.compiled.catalog import Catalog, CompiledTool
 from mcp_adapter.compiled.legacy import LEGACY_WRAP_KEY
+from mcp_adapter.declare.apps import supports_apps, without_view
 from mcp_adapter.declare.components import Server
 from mcp_adapter.dispatch import Dispatcher
 from mcp_adapter.dispatch.snapshot import is_modern
@@ -87,7 +94,7 @@ def put_on_server(
             )
     declaration = type("PutOnServer", (Server,), {"name": server.name, "__module__": __name__})
     try:
-        catalog = compile_server(declaration, container, extra_tools=compiled)
+        catalog = compile_server(declaration, container, extra_tools=compiled, views_elsewhere=True)
     except CompileError as exc:
         raise CompileError(server.name, [*problems, *exc.problems]) from None
     if problems:
@@ -96,7 +103,7 @@ def put_on_server(
     if isinstance(server, MCPServer):
         for tool in catalog.tools.values():
             mcpserver_tools(server)[tool.name] = _AdapterTool.of(tool, dispatcher)
-        if any(tool.hooks.any for tool in catalog.tools.values()):
+        if any(tool.hooks.any or view_of(tool) for tool in catalog.tools.values()):
             _filter_listing(server, dispatcher)
     else:
         _install(server, catalog, dispatcher)
@@ -197,9 +204,14 @@ async def _visible(
     dispatcher: Dispatcher, ctx: Any, listed: list[types.Tool], ours: Callable[[str], bool]
 ) -> list[types.Tool]:
     """``listed`` without the tools of ``dispatcher`` that their hooks hide from this
-    request (``ours(name)``: the entry is one of them); one listing scope, in order."""
+    request (``ours(name)``: the entry is one of them), and without their views for a
+    client that did not negotiate MCP Apps; one listing scope, in order."""
     tools = dispatcher.catalog.tools
     page = [(tools[entry.name], entry) for entry in listed if ours(entry.name)]
+    if any(view_of(tool) for tool, _ in page) and not supports_apps(dispatcher.request(ctx)):
+        plain = {id(entry): without_view(entry) for _, entry in page}
+        listed = [plain.get(id(entry), entry) for entry in listed]
+        page = [(tool, plain[id(entry)]) for tool, entry in page]
     if not any(tool.hooks.any for tool, _ in page):
         return listed
     shown = {id(entry) for entry in await dispatcher._filter(ctx, page)}
@@ -234,6 +246,7 @@ def _install(server: SdkServer[Any], catalog: Catalog, dispatcher: Dispatcher) -
     previous_call = server.get_request_handler("tools/call")
     ours = catalog.tools
     hooked = any(tool.hooks.any for tool in ours.values())
+    filtered = hooked or any(view_of(tool) for tool in ours.values())
 
     async def list_tools(
         ctx: Any, params: types.PaginatedRequestParams | None
@@ -248,7 +261,7 @@ def _install(server: SdkServer[Any], catalog: Catalog, dispatcher: Dispatcher) -
             return result  # the previous handler's later pages
         modern = is_modern(ctx)
         mine = [tool.modern if modern else tool.legacy for tool in ours.values()]
-        if hooked:
+        if filtered:
             mine = await _visible(dispatcher, ctx, mine, ours.__contains__)
         return result.model_copy(update={"tools": [*result.tools, *mine]})
 
@@ -265,7 +278,7 @@ def _install(server: SdkServer[Any], catalog: Catalog, dispatcher: Dispatcher) -
     paginated = types.PaginatedRequestParams
     alone = previous_list is None and previous_call is None
     server.add_request_handler(
-        "tools/list", paginated, dispatcher.list_tools if alone else list_tools
+        "tools/list", paginated, dispatcher.list_tools if alone and not filtered else list_tools
     )
     server.add_request_handler(
         "tools/call",

@@ -22,13 +22,14 @@ from pydantic import ValidationError
 
 from mcp_adapter.declare.request import McpRequest, freeze
 from mcp_adapter.declare.response import McpResponse
-from mcp_adapter.errors import ToolError
-from mcp_adapter.input.resolution import NO_ROUND_STATE, Retry, RoundState
+from mcp_adapter.input.resolution import (
+    MAX_STATE_CHARS,
+    NO_ROUND_STATE,
+    Retry,
+    RoundState,
+    too_large,
+)
 from mcp_adapter.input.state import accepted, envelope
-
-MAX_STATE_CHARS = 256 * 1024
-"""The largest ``requestState`` (before the SDK seals it) a 2026-07-28 round hands out: the
-answers recorded so far must fit, or the call ends with a clear error."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -86,10 +87,7 @@ def input_required(
             asked[key] = types.ElicitRequest(method="elicitation/create", params=form)
     state = envelope(question, progress)
     if len(state) > MAX_STATE_CHARS:
-        raise ToolError(
-            f"The answers of this call are too large to carry to its next round "
-            f"(at most {MAX_STATE_CHARS} characters of requestState)"
-        )
+        raise too_large()
     return types.InputRequiredResult(input_requests=asked, request_state=state)
 
 

@@ -19,6 +19,7 @@ client sees them together (several keys in one ``inputRequests``).
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Protocol
@@ -46,6 +47,10 @@ MAX_INPUT_ROUNDS = 8
 
 MAX_QUESTIONS_PER_ROUND = 16
 """Questions one round may ask at once."""
+
+MAX_STATE_CHARS = 256 * 1024
+"""The most a call may carry from one round to the next, as JSON characters: on 2026-07-28
+the ``requestState`` (before the SDK seals it), on 2025-11-25 the answers recorded so far."""
 
 
 class Resolving(Protocol):
@@ -101,7 +106,16 @@ Send = Callable[[types.InputRequest], Awaitable[Any]]
 class Asker:
     """Turns a resolver's marker into an outcome (see the module's docstring)."""
 
-    __slots__ = ("capabilities", "pending", "reachable", "recorded", "retry", "send", "timeout")
+    __slots__ = (
+        "capabilities",
+        "pending",
+        "reachable",
+        "recorded",
+        "retry",
+        "send",
+        "sent",
+        "timeout",
+    )
 
     def __init__(
         self,
@@ -121,14 +135,23 @@ class Asker:
         self.pending: dict[str, types.InputRequest] = {}
         self.recorded: dict[str, Mapping[str, Any]] = {}
         """This round's outcomes of asked questions (what the next round may reuse)."""
+        self.sent: dict[int, int] = {}
+        """2025-11-25, asking at once: questions sent, by the round a 2026-07-28 call
+        would have asked them in (the number of answers they wait for, plus one)."""
 
     def progress(self) -> RoundState:
-        """The progress the next round starts from, once this one asked ``pending``."""
+        """The progress the next round starts from, once this one asked ``pending``
+        (a tool error when its recorded answers are too large to carry)."""
+        self._carried()
         asked = {key: digest(request) for key, request in self.pending.items()}
         rounds = self.retry.progress.rounds + 1
         return RoundState(MappingProxyType(dict(self.recorded)), MappingProxyType(asked), rounds)
 
-    async def ask(self, resolver: Resolving, marker: Marker, parameter: str) -> Outcome:
+    async def ask(
+        self, resolver: Resolving, marker: Marker, parameter: str, after: int = 0
+    ) -> Outcome:
+        """The outcome of ``marker``; ``after``: the rounds of questions its resolver's
+        inputs went through (a question sent at once counts in the round after them)."""
         key = resolver.key
         request = render(marker)
         pinned = digest(request)
@@ -150,6 +173,7 @@ class Asker:
         if self.send is None:
             self.pending[key] = request
             raise Pending
+        self._may_send(after + 1)
         for _ in range(MAX_INPUT_ROUNDS):
             try:
                 with anyio.fail_after(self.timeout):
@@ -166,6 +190,23 @@ class Asker:
             f"The client's answers to the question for {parameter!r} did not match what was asked"
         )
 
+    def _may_send(self, round_: int) -> None:
+        """2025-11-25, asking at once: the limits a 2026-07-28 call meets (rounds,
+        questions a round, answers carried), counted as if its questions had waited for
+        the round's end; past one the call ends before the question goes out."""
+        if round_ > MAX_INPUT_ROUNDS:
+            raise rounds_exceeded()
+        asked = self.sent.get(round_, 0) + 1
+        if asked > MAX_QUESTIONS_PER_ROUND:
+            raise too_many_questions(asked)
+        self._carried()
+        self.sent[round_] = asked
+
+    def _carried(self) -> None:
+        """The answers recorded so far fit what a call may carry to its next question."""
+        if self.recorded and len(json.dumps(self.recorded)) > MAX_STATE_CHARS:
+            raise too_large()
+
     def _keep(self, key: str, pinned: str, found: tuple[Outcome, dict[str, Any]]) -> Outcome:
         outcome, record = found
         self.recorded[key] = {**record, "q": pinned}
@@ -179,12 +220,14 @@ Invoke = Callable[[Any, dict[str, Any]], Awaitable[Any]]
 class Resolution:
     """One round of a call's input phase: each resolver's outcome, by key."""
 
-    __slots__ = ("asker", "invoke", "outcomes")
+    __slots__ = ("asker", "depth", "invoke", "outcomes")
 
     def __init__(self, invoke: Invoke, asker: Asker) -> None:
         self.invoke = invoke
         self.asker = asker
         self.outcomes: dict[str, Outcome] = {}
+        self.depth: dict[str, int] = {}
+        """The rounds of questions each outcome waited for (absent: none)."""
 
     async def run(self, resolvers: Sequence[tuple[str, Resolving]]) -> bool:
         """Resolve each ``(parameter, resolver)``; whether every one has its outcome
@@ -196,10 +239,7 @@ class Resolution:
             except Pending:
                 done = False
         if len(self.asker.pending) > MAX_QUESTIONS_PER_ROUND:
-            raise ToolError(
-                f"This call asks {len(self.asker.pending)} questions at once; "
-                f"at most {MAX_QUESTIONS_PER_ROUND} are allowed"
-            )
+            raise too_many_questions(len(self.asker.pending))
         return done
 
     async def outcome(self, resolver: Resolving, parameter: str) -> Outcome:
@@ -210,6 +250,7 @@ class Resolution:
             raise Pending
         given: dict[str, Any] = {}
         waiting = False
+        after = 0
         for name, dependency, whole in resolver.needs:
             try:
                 found = await self.outcome(dependency, name)
@@ -217,14 +258,18 @@ class Resolution:
                 waiting = True  # its siblings still run: their questions join this round
                 continue
             given[name] = found if whole else unwrap(found, name)
+            after = max(after, self.depth.get(dependency.key, 0))
         if waiting:
             raise Pending
         value = await self.invoke(resolver, given)
         if is_marker(value):
-            outcome = await self.asker.ask(resolver, value, parameter)
+            outcome = await self.asker.ask(resolver, value, parameter, after)
+            after += 1
         else:
             outcome = accepted(value)
         self.outcomes[key] = outcome
+        if after:
+            self.depth[key] = after
         return outcome
 
     def values(self, slots: Sequence[tuple[str, Resolving, bool]]) -> dict[str, Any]:
@@ -251,6 +296,26 @@ def unwrap(outcome: Outcome, parameter: str) -> Any:
 
 def _past(action: str) -> str:
     return {"decline": "declined", "cancel": "cancelled"}.get(action, action)
+
+
+def rounds_exceeded() -> ToolError:
+    return ToolError(
+        f"This call asked for input in {MAX_INPUT_ROUNDS} rounds without an end; "
+        "the call is refused"
+    )
+
+
+def too_many_questions(count: int) -> ToolError:
+    return ToolError(
+        f"This call asks {count} questions at once; at most {MAX_QUESTIONS_PER_ROUND} are allowed"
+    )
+
+
+def too_large() -> ToolError:
+    return ToolError(
+        "The answers of this call are too large to carry to its next round "
+        f"(at most {MAX_STATE_CHARS} characters of requestState)"
+    )
 
 
 def no_back_channel() -> MCPError:

@@ -1,6 +1,7 @@
 """MCP Apps on the SDK's server: the extension declared under ``capabilities.extensions``
 when some tool names a view (through ``tasks.extension.install``, as every protocol
-extension), and ``_meta.ui`` listed only to clients that negotiated it."""
+extension), and ``_meta.ui`` and the ``ui://`` views listed only to clients that
+negotiated it (reading a view stays open to every client, as the extension allows)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,17 @@ from mcp.server.apps import Apps
 
 from mcp_adapter.compile.apps import view_of
 from mcp_adapter.compiled.catalog import Catalog
-from mcp_adapter.declare.apps import supports_apps
+from mcp_adapter.declare.apps import is_view, supports_apps, without_view
 from mcp_adapter.dispatch import Dispatcher
 from mcp_adapter.tasks.extension import install
 
 ListTools = Callable[[Any, types.PaginatedRequestParams | None], Awaitable[types.ListToolsResult]]
+ListResources = Callable[
+    [Any, types.PaginatedRequestParams | None], Awaitable[types.ListResourcesResult]
+]
+ListTemplates = Callable[
+    [Any, types.PaginatedRequestParams | None], Awaitable[types.ListResourceTemplatesResult]
+]
 
 
 def has_views(catalog: Catalog) -> bool:
@@ -46,13 +53,44 @@ def tools_listing(catalog: Catalog, dispatcher: Dispatcher) -> ListTools:
         listed = await dispatcher.list_tools(ctx, params)
         if supports_apps(dispatcher.request(ctx)):
             return listed
-        return listed.model_copy(update={"tools": [_without_view(t) for t in listed.tools]})
+        return listed.model_copy(update={"tools": [without_view(t) for t in listed.tools]})
 
     return list_tools
 
 
-def _without_view(tool: types.Tool) -> types.Tool:
-    if not tool.meta or "ui" not in tool.meta:
-        return tool
-    rest = {key: value for key, value in tool.meta.items() if key != "ui"}
-    return tool.model_copy(update={"meta": rest or None})
+def has_view_resources(catalog: Catalog) -> bool:
+    """Whether ``catalog`` serves a ``ui://`` resource or template (an MCP Apps view)."""
+    return any(is_view(uri) for uri in catalog.resources) or any(
+        is_view(template.uri_template_text) for template in catalog.templates
+    )
+
+
+def resources_listing(
+    catalog: Catalog, dispatcher: Dispatcher
+) -> tuple[ListResources, ListTemplates]:
+    """The ``resources/list`` and ``resources/templates/list`` handlers: the dispatcher's,
+    without the ``ui://`` views for a client that did not negotiate MCP Apps (the
+    extension lets a server leave them out: its hosts find a view through the tool).
+    A catalog without views gets the dispatcher's own handlers."""
+    if not has_view_resources(catalog):
+        return dispatcher.list_resources, dispatcher.list_resource_templates
+
+    async def list_resources(
+        ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        listed = await dispatcher.list_resources(ctx, params)
+        if supports_apps(dispatcher.request(ctx)):
+            return listed
+        shown = [entry for entry in listed.resources if not is_view(str(entry.uri))]
+        return listed.model_copy(update={"resources": shown})
+
+    async def list_templates(
+        ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        listed = await dispatcher.list_resource_templates(ctx, params)
+        if supports_apps(dispatcher.request(ctx)):
+            return listed
+        shown = [entry for entry in listed.resource_templates if not is_view(entry.uri_template)]
+        return listed.model_copy(update={"resource_templates": shown})
+
+    return list_resources, list_templates

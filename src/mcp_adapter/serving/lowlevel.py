@@ -25,7 +25,7 @@ from mcp_adapter.notifications.serve import (
     Notifications,
     NotifyingServer,
 )
-from mcp_adapter.serving.apps import declare_apps, tools_listing
+from mcp_adapter.serving.apps import declare_apps, resources_listing, tools_listing
 from mcp_adapter.tasks.engine import TaskEngine
 from mcp_adapter.tasks.extension import TasksExtension, install, with_tasks
 from mcp_adapter.tasks.watch import TaskWatch
@@ -89,8 +89,8 @@ def build_sdk_server(
         handlers["on_list_tools"] = tools_listing(catalog, dispatcher)
         handlers["on_call_tool"] = dispatcher.call_tool
     if catalog.resources or catalog.templates:
-        handlers["on_list_resources"] = dispatcher.list_resources
-        handlers["on_list_resource_templates"] = dispatcher.list_resource_templates
+        listings = resources_listing(catalog, dispatcher)
+        handlers["on_list_resources"], handlers["on_list_resource_templates"] = listings
         handlers["on_read_resource"] = dispatcher.read_resource
     if catalog.prompts:
         handlers["on_list_prompts"] = dispatcher.list_prompts
