@@ -6,13 +6,17 @@ log_level="warning", lifespan="on")`` on 127.0.0.1: the uvicorn settings of
 ``mcp-adapter serve --http`` (``mcp_adapter/cli/serve.py``), so every contender
 gets the same server loop, HTTP parser and logging.
 
-Kinds: ``floor`` (the SDK's low-level ``Server`` with hand-written handlers),
+Kinds: ``floor`` (the SDK's low-level ``Server`` with hand-written handlers;
+``floor-hook`` the same with the SDK's ``get_tool_input_schema`` hook set),
 ``mcpserver`` (the SDK's ``MCPServer`` with ``Resolve``), ``fastmcp``
 (FastMCP with ``Depends``; run with the python of its own venv), and this
 adapter's app built in-process (``adapter``; ``adapter-lean`` drops the
 ``CancelOnDisconnect`` wrapper: a diagnostic, see :mod:`benchmarks.http_adapter`).
-This module imports only the standard library and uvicorn at the top, so it runs
-in the FastMCP venv too.
+``--adapter-settings`` serves a kind with the uvicorn settings ``mcp-adapter serve``
+uses (:func:`mcp_adapter.serving.uvicorn_config.uvicorn_config` with the default
+``HttpLimits``) instead of uvicorn's own: a diagnostic of what those settings are
+worth apart from the app. This module imports only the standard library and
+uvicorn at the top, so it runs in the FastMCP venv too.
 """
 
 from __future__ import annotations
@@ -46,6 +50,21 @@ def floor_app() -> Any:
     )
 
 
+def floor_hook_app() -> Any:
+    """:func:`floor_app` with the SDK's ``get_tool_input_schema`` hook set, as ``MCPServer``
+    and this adapter set it: without it the SDK runs the whole ``tools/list`` handler on
+    every 2026-07-28 ``tools/call`` to find the tool's schema for its ``Mcp-Param``
+    headers."""
+    from benchmarks.mcp_workload import TOOL, AddArguments, floor_server
+
+    schema = AddArguments.model_json_schema()
+    server = floor_server()
+    server.get_tool_input_schema = lambda name: schema if name == TOOL else None
+    return server.streamable_http_app(
+        streamable_http_path=PATH, stateless_http=True, json_response=True, host=HOST
+    )
+
+
 def fastmcp_app() -> Any:
     """FastMCP + ``Depends`` (:mod:`benchmarks.http_fastmcp`; its own venv only)."""
     from benchmarks.http_fastmcp import app
@@ -67,6 +86,7 @@ def adapter_lean_app() -> Any:
 
 FACTORIES = {
     "floor": "floor_app",
+    "floor-hook": "floor_hook_app",
     "mcpserver": "mcpserver_app",
     "fastmcp": "fastmcp_app",
     "adapter": "adapter_app",
@@ -105,9 +125,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="with --workers > 1: uvicorn.run's own listener (Nagle stays on, uvicorn#3149)",
     )
+    parser.add_argument(
+        "--adapter-settings",
+        action="store_true",
+        help="one worker, with the uvicorn settings of `mcp-adapter serve` (uvicorn_config)",
+    )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     target = f"benchmarks.http_serve:{FACTORIES[args.kind]}"
     settings: dict[str, Any] = {"factory": True, "log_level": "warning", "lifespan": "on"}
+    if args.adapter_settings:
+        from mcp_adapter import HttpLimits
+        from mcp_adapter.serving.uvicorn_config import uvicorn_config
+
+        config = uvicorn_config(target, limits=HttpLimits(), host=HOST, port=args.port, **settings)
+        uvicorn.Server(config).run()
+        return 0
     if args.workers == 1 or args.stock:
         # One worker: uvicorn hands asyncio a host and port, and asyncio's listener
         # (from getaddrinfo) has proto IPPROTO_TCP, so TCP_NODELAY is on.

@@ -394,6 +394,13 @@ def _result(sample: Samples, anchor: Samples | None) -> Result:
 
 def measure(options: RunOptions) -> Measured:
     timing = Timing.for_run(options.quick)
+    if timing.passes < 1:
+        return Measured(
+            notes=(
+                "Over the wire: not measured in this run (`BENCH_HTTP_PASSES=0`); "
+                "`python -m benchmarks.http_wire` measures it on its own.",
+            )
+        )
     notes: list[str] = [f"HTTP timing: {timing.describe()}."]
     versions = [
         "uvicorn "
@@ -451,6 +458,12 @@ def _apps() -> list[tuple[str, str, Callable[[], Any], bool]]:
     return [
         ("MCPServer + Resolve (anchor)", "mcpserver", http_serve.mcpserver_app, True),
         (FLOOR, "floor", http_serve.floor_app, False),
+        (
+            f"{FLOOR} + `get_tool_input_schema` (diagnostic)",
+            "floor-hook",
+            http_serve.floor_hook_app,
+            False,
+        ),
         ("this adapter, `http_app`", "ours-app", http_serve.adapter_app, False),
         (
             "this adapter, `http_app` without `CancelOnDisconnect`",

@@ -79,6 +79,12 @@ def test_every_counted_row_runs_natively() -> None:
     keys = [line.split()[0] for line in listed.stdout.splitlines() if line.strip()]
     assert "modern/ours-constructor" in keys
     assert "scoped/ours-async" in keys
+    # one elicitation round is counted in both eras, next to the per-call rows
+    for era in ("modern", "legacy"):
+        assert f"{era}/ours-elicit" in keys
+        assert f"{era}/resolve-elicit" in keys
+    # the floor's HTTP app with the SDK's input-schema hook, the adapter's lead explained
+    assert "asgi/floor-hook" in keys
     regions = ",".join(f"{key}:{loops}" for key in keys for loops in (0, 3))
     done = subprocess.run(
         [
@@ -101,3 +107,30 @@ def test_every_counted_row_runs_natively() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr[-4000:]
+
+
+def test_http_wire_runs_every_server_side_by_side() -> None:
+    """``python -m benchmarks.http_wire`` starts, checks and loads every server over the
+    wire (FastMCP left out: it needs a venv of its own), and prints their table."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    short = ["--passes", "1", "--seconds", "0.3", "--warmup", "0.2", "--rewarm", "0.2"]
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.http_wire", "--no-fastmcp", *short],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert "left out" not in done.stdout, done.stdout
+    for row in (
+        "| MCPServer + Resolve (anchor) | 1 |",
+        "| low-level Server, hand-written (floor) | 1 |",
+        "| **this adapter, `mcp-adapter serve`** | 1 |",
+        "+ `get_tool_input_schema` | 1 |",
+        "served with the adapter's uvicorn settings | 1 |",
+    ):
+        assert row in done.stdout, done.stdout
+    assert "req/s >= 1.3x MCPServer's" in done.stdout

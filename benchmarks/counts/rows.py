@@ -29,7 +29,12 @@ MCP_TAGS = (
     "ours-function",
     "ours-function-layer",
     "resolve",
+    "ours-elicit",
+    "resolve-elicit",
 )
+"""A call through ``mcp.Client``; the two ``*-elicit`` rows ask the client one question
+per call (a parameter ``Annotated[Approval, Resolve(fn)]`` whose resolver returns
+``Elicit``), answered by the client's elicitation callback: one elicitation round."""
 HANDLER_TAGS = (
     "floor",
     "ours-constructor",
@@ -58,8 +63,9 @@ PEER_TAGS = (
     "di",
 )
 """The other containers' rows (``benchmarks.container_suite``), scoped and transient."""
-ASGI_TAGS = ("floor", "ours-app", "mcpserver")
-"""One ``tools/call`` over HTTP through each app's ASGI callable, in process (no socket)."""
+ASGI_TAGS = ("floor", "floor-hook", "ours-app", "mcpserver")
+"""One ``tools/call`` over HTTP through each app's ASGI callable, in process (no socket);
+``floor-hook`` is the floor with the SDK's ``get_tool_input_schema`` hook set."""
 
 SCENARIOS: dict[str, str] = {
     "modern": "2026-07-28, direct dispatch, through mcp.Client: instructions per call",

@@ -3,10 +3,13 @@ tools that run as tasks when the client negotiated ``io.modelcontextprotocol/tas
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import anyio
+from examples.conformance.inputs import Name, user_name
 from mcp import MCPError, types
 
-from mcp_adapter import McpRequest, McpResponse, Tool, ToolError
+from mcp_adapter import Elicit, McpResponse, Resolve, Tool, ToolError
 from schemas import Schema
 
 
@@ -60,23 +63,66 @@ class ConfirmInput(Schema):
     filename: str
 
 
-CONFIRM_SCHEMA = {
-    "type": "object",
-    "properties": {"confirm": {"type": "boolean"}},
-    "required": ["confirm"],
-}
+class Confirm(Schema):
+    confirm: bool
+
+
+class Entry(Schema):
+    name: str
+    confirm: bool = False
+
+
+async def confirm_deletion(payload: ConfirmInput) -> Elicit[Confirm]:
+    return Elicit(f"Delete {payload.filename}?", Confirm)
+
+
+async def first_entry() -> Elicit[Entry]:
+    return Elicit("First entry?", Entry)
+
+
+async def second_entry() -> Elicit[Entry]:
+    return Elicit("Second entry?", Entry)
 
 
 class ConfirmDeleteTool(Tool[ConfirmInput]):
     name = "confirm_delete"
-    description = "Asks to confirm before deleting a file."
+    description = "Asks to confirm before deleting a file; as a task, the task waits for it."
     task_support = "optional"
 
-    async def handle(self, payload: ConfirmInput, request: McpRequest) -> McpResponse:
-        answer = request.input_responses.get("input")
-        if answer is None:
-            return McpResponse.elicit(f"Delete {payload.filename}?", CONFIRM_SCHEMA)
+    async def handle(
+        self, payload: ConfirmInput, answer: Annotated[Confirm, Resolve(confirm_deletion)]
+    ) -> McpResponse:
+        if not answer.confirm:
+            return McpResponse.text(f"kept {payload.filename}")
         return McpResponse.text(f"deleted {payload.filename}")
+
+
+class MultiInputTool(Tool):
+    name = "multi_input"
+    description = "Asks two questions at once; as a task, it waits until both are answered."
+    task_support = "optional"
+
+    async def handle(
+        self,
+        first: Annotated[Entry, Resolve(first_entry)],
+        second: Annotated[Entry, Resolve(second_entry)],
+    ) -> McpResponse:
+        return McpResponse.text(f"got {first.name} and {second.name}")
+
+
+class TaskAfterInputTool(Tool):
+    name = "test_tool_with_task"
+    description = (
+        "Asks the user's name inline (its authorize takes it), then runs as a task "
+        "that greets them."
+    )
+    task_support = "required"
+
+    async def authorize(self, name: Annotated[Name, Resolve(user_name)]) -> bool:
+        return bool(name.name.strip())  # no task starts for a blank name
+
+    async def handle(self, name: Annotated[Name, Resolve(user_name)]) -> McpResponse:
+        return McpResponse.text(f"Hello, {name.name}! (from a task)")
 
 
 TASK_TOOLS = (
@@ -85,4 +131,6 @@ TASK_TOOLS = (
     FailingJobTool,
     ProtocolErrorJobTool,
     ConfirmDeleteTool,
+    MultiInputTool,
+    TaskAfterInputTool,
 )

@@ -22,11 +22,6 @@ from examples.conformance import suite
 from tests import needs
 from tests.serving.harness import serve_process
 
-TASKS = (
-    "a task that asks for input (input_required on tasks/get, answers by tasks/update) "
-    "is not served yet"
-)
-
 PASSING: dict[str, frozenset[str]] = {
     "2025-11-25": frozenset(
         {
@@ -112,6 +107,8 @@ PASSING: dict[str, frozenset[str]] = {
             "tasks-request-headers",
             "tasks-dispatch-and-envelope",
             "tasks-required-task-error",
+            "tasks-mrtr-input",
+            "tasks-mrtr-composition",
             # not scored for 2026-07-28 (an extension, or pending), passed all the same
             "tasks-status-notifications",
             "json-schema-2020-12",
@@ -123,12 +120,9 @@ PASSING: dict[str, frozenset[str]] = {
 
 FAILING: dict[str, dict[str, str]] = {
     "2025-11-25": {},
-    "2026-07-28": {
-        "tasks-mrtr-input": TASKS,
-        "tasks-mrtr-composition": TASKS
-        + ": its tool gathers input inline (input_required) and only then starts its task",
-    },
+    "2026-07-28": {},
 }
+"""Scenarios expected to fail, with the reason (none at these releases)."""
 
 
 def toolchain(version: str, cache: Path | None = None) -> suite.Toolchain:
@@ -171,11 +165,6 @@ def test_each_revisions_requirements_pass_but_the_known_gaps(
     assert not newly, (
         f"scenarios listed as failing now pass: {newly}; move them to PASSING[{revision!r}]"
     )
-
-
-def test_the_known_gaps_are_tasks_only() -> None:
-    reasons = {reason.split(":")[0] for gaps in FAILING.values() for reason in gaps.values()}
-    assert reasons == {TASKS}
 
 
 @pytest.mark.parametrize(

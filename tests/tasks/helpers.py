@@ -47,9 +47,10 @@ async def connected(
 
 @asynccontextmanager
 async def over_http(
-    url: str, token: str | None = None, *, negotiated: bool = True
+    url: str, token: str | None = None, *, negotiated: bool = True, **options: Any
 ) -> AsyncIterator[TaskClient]:
-    """A 2026-07-28 connection over HTTP, signed in with ``token`` if given."""
+    """A 2026-07-28 connection over HTTP, signed in with ``token`` if given; ``options``:
+    more settings of the SDK ``Client`` (its callbacks)."""
     extensions = [advertise(EXTENSION)] if negotiated else []
     headers = {} if token is None else {"Authorization": f"Bearer {token}"}
     async with (
@@ -57,6 +58,7 @@ async def over_http(
         Client(
             streamable_http_client(url, http_client=http),  # type: ignore[arg-type]
             extensions=extensions,
+            **options,
         ) as client,
     ):
         yield TaskClient(client)

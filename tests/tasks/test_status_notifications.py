@@ -22,6 +22,7 @@ from mcp_adapter.testing import TaskClient
 from mcp_adapter.testing.tasks import WAIT
 from tests.serving.apps import StaticVerifier
 from tests.serving.harness import serve_app
+from tests.tasks import asking
 from tests.tasks.fixtures import Ledger, TaskServer, container_with
 
 pytestmark = pytest.mark.anyio
@@ -62,13 +63,16 @@ class Heard(ClientExtension):
 
 
 @asynccontextmanager
-async def listening(url: str, token: str) -> AsyncIterator[tuple[TaskClient, Heard]]:
+async def listening(
+    url: str, token: str, **options: Any
+) -> AsyncIterator[tuple[TaskClient, Heard]]:
     heard = Heard()
     async with (
         httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=20) as http,
         Client(
             streamable_http_client(url, http_client=http),  # type: ignore[arg-type]
             extensions=[heard],
+            **options,
         ) as client,
     ):
         yield TaskClient(client), heard
@@ -142,3 +146,47 @@ async def test_a_malformed_or_huge_task_list_is_refused_before_the_stream(
         assert refused.value.code == -32602
         assert message in refused.value.message
         assert (await tasks.call("echo"))["resultType"] == "task"
+
+
+async def test_the_owner_hears_a_task_wait_for_input_and_then_complete() -> None:
+    runs = asking.Runs()
+    app = http_app(
+        asking.AskingServer, asking.container_with(runs), auth=BearerAuth(StaticVerifier())
+    )
+    with serve_app(app) as url:
+        async with listening(f"{url}/mcp", "reader-token", elicitation_callback=asking.never) as (
+            reader,
+            heard,
+        ):
+            task_id = (await reader.call("delete", {"filename": "heard"}))["taskId"]
+            async with follow(reader, task_id):
+                waiting = await heard.until(task_id, "input_required")
+                (key,) = waiting["inputRequests"]
+                assert waiting["inputRequests"] == (await reader.get(task_id))["inputRequests"]
+                await reader.update(task_id, {key: asking.accept(confirm=True)})
+                completed = await heard.until(task_id, "completed")
+            assert completed["result"]["content"] == [{"type": "text", "text": "deleted heard"}]
+            statuses = [h["status"] for h in heard.heard]
+            assert statuses[-1] == "completed"
+            assert "input_required" in statuses[:-1]  # ("working" between: when heard in time)
+            assert set(statuses) <= {"working", "input_required", "completed"}
+    assert runs.handled == ["delete"]
+
+
+async def test_the_owner_hears_a_waiting_task_cancelled() -> None:
+    runs = asking.Runs()
+    app = http_app(
+        asking.AskingServer, asking.container_with(runs), auth=BearerAuth(StaticVerifier())
+    )
+    with serve_app(app) as url:
+        async with listening(f"{url}/mcp", "reader-token", elicitation_callback=asking.never) as (
+            reader,
+            heard,
+        ):
+            task_id = (await reader.call("delete", {"filename": "dropped"}))["taskId"]
+            async with follow(reader, task_id):
+                await heard.until(task_id, "input_required")
+                await reader.cancel(task_id)
+                cancelled = await heard.until(task_id, "cancelled")
+            assert "inputRequests" not in cancelled
+    assert runs.handled == []

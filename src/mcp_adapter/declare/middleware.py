@@ -88,14 +88,14 @@ class Call:
         method: str = "tools/call",
         component: str | None = _SAME_AS_NAME,
     ) -> None:
-        # by hand, into the instance's dict at once: a call-stage layer makes one per call,
-        # and this costs less than a generated frozen __init__ (one setattr per field)
-        self.__dict__.update(
-            name=name,
-            arguments=arguments,
-            method=method,
-            component=name if component is _SAME_AS_NAME else component,
-        )
+        # by hand, into the instance's dict: a call-stage layer makes one per call, and
+        # item stores cost less than a generated frozen __init__ (one setattr per field)
+        # or an update() with keywords (a dict of them built first)
+        fields = self.__dict__
+        fields["name"] = name
+        fields["arguments"] = arguments
+        fields["method"] = method
+        fields["component"] = name if component is _SAME_AS_NAME else component
 
     def with_arguments(self, **changes: Any) -> Call:
         return dataclasses.replace(self, arguments=MappingProxyType({**self.arguments, **changes}))

@@ -28,7 +28,7 @@ from mcp_adapter.dispatch import telemetry
 from mcp_adapter.dispatch.cache_hints import page_hints
 from mcp_adapter.dispatch.chain import through
 from mcp_adapter.dispatch.inflight import CallsInFlight, Place
-from mcp_adapter.dispatch.inputs import injecting
+from mcp_adapter.dispatch.inputs import allowed_with_answers, injecting, resolve_inputs
 from mcp_adapter.dispatch.modes import OnLoop, OnLoopWithWorker, OnThread, OnWorker, drive
 from mcp_adapter.dispatch.paging import paginate, visible_all
 from mcp_adapter.dispatch.snapshot import is_modern, snapshot
@@ -452,6 +452,40 @@ class DispatchCore:
 
         inject = run.inject if inputs is None else injecting(run.inject, inputs)
         return await through(component.middleware, call, handler, scope, request, inject)
+
+    async def _input_phase(
+        self,
+        run: Mode,
+        kind: str,
+        component: CompiledComponent,
+        ctx: Any,
+        scope: Scope,
+        request: McpRequest | None,
+        payload: Any,
+        named: Mapping[str, Any] | None,
+        retry: Retry | None,
+        roots: Sequence[tuple[str, Any]] | None = None,
+    ) -> tuple[Resolution, Any] | types.InputRequiredResult | Asked:
+        """The input phase of a call whose component takes resolved values
+        (``component.inputs``): its resolvers run and what they ask is asked
+        (``dispatch.inputs.resolve_inputs``); once every answer is in, the component is
+        built and each ``authorize`` that takes answers is asked with them (a refusal is
+        ``forbidden``). ``(answers, instance)``, or this round's questions; ``roots``: only
+        these resolved parameters (a task tool's ``authorize``, before its task starts)."""
+        assert request is not None  # a component with resolvers needs the request
+        threads = self.threads
+        timeout = self.catalog.input_timeout
+        found = await resolve_inputs(
+            run, component, ctx, scope, request, payload, named, retry, threads, timeout, roots
+        )
+        if not isinstance(found, Resolution):
+            return found
+        instance = await run.aresolve(component.instance, scope)
+        if component.hooks.answered and not await allowed_with_answers(
+            run, component, instance, scope, request, found, threads
+        ):
+            raise forbidden(kind, component.name)
+        return found, instance
 
     async def _rounds(
         self,

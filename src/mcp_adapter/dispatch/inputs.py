@@ -11,7 +11,7 @@ waits for the client, and its next round re-runs what comes before the answers, 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mcp import types
@@ -52,10 +52,12 @@ async def resolve_inputs(
     retry: Retry | None,
     threads: Offload,
     timeout: float,
+    roots: Sequence[tuple[str, Any]] | None = None,
 ) -> Resolution | types.InputRequiredResult | Asked:
     """The handler's resolved values (a ``Resolution``), or the round's questions: an
     ``input_required`` result (2026-07-28) or an ``Asked`` for the next round
-    (2025-11-25, a call that may not wait here)."""
+    (2025-11-25, a call that may not wait here). ``roots``: the resolved parameters to
+    resolve, by default all the component takes."""
     modern = is_modern(ctx)
     if retry is None:
         retry = retried_progress(request.params) if modern else FIRST
@@ -72,7 +74,7 @@ async def resolve_inputs(
         return await run.call(plan, None, scope, request, payload, kwargs, threads)
 
     resolution = Resolution(invoke, asker)
-    if await resolution.run(component.input_roots):
+    if await resolution.run(component.input_roots if roots is None else roots):
         return resolution
     if retry.progress.rounds >= MAX_INPUT_ROUNDS:
         raise ToolError(

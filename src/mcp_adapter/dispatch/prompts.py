@@ -19,12 +19,11 @@ from mcp_adapter.dispatch import stage, telemetry
 from mcp_adapter.dispatch.cache_hints import hinted
 from mcp_adapter.dispatch.chain import through
 from mcp_adapter.dispatch.core import DispatchCore, Given, Mode
-from mcp_adapter.dispatch.inputs import allowed_with_answers, handler_asked, resolve_inputs
+from mcp_adapter.dispatch.inputs import handler_asked
 from mcp_adapter.dispatch.paging import next_cursor, page_index
 from mcp_adapter.dispatch.telemetry import Tracing
 from mcp_adapter.errors import (
     IncidentError,
-    forbidden,
     unknown,
 )
 from mcp_adapter.input.asking import Asked, asking
@@ -111,30 +110,15 @@ class PromptCalls(DispatchCore):
                 inputs: Resolution | None = None
                 resolved: dict[str, Any] | None = None
                 if prompt.inputs:  # the input phase: only for a prompt that takes resolved values
-                    assert request is not None
-                    found = await resolve_inputs(
-                        run,
-                        prompt,
-                        ctx,
-                        scope,
-                        request,
-                        None,
-                        arguments,
-                        retry,
-                        self.threads,
-                        self.catalog.input_timeout,
+                    found = await self._input_phase(
+                        run, "prompt", prompt, ctx, scope, request, None, arguments, retry
                     )
-                    if not isinstance(found, Resolution):
+                    if not isinstance(found, tuple):
                         return found
-                    inputs, resolved = found, found.values(prompt.handler.resolved)
-                instance = await run.aresolve(prompt.instance, scope)
-                if inputs is not None and prompt.hooks.answered:
-                    assert request is not None
-                    threads = self.threads
-                    if not await allowed_with_answers(
-                        run, prompt, instance, scope, request, inputs, threads
-                    ):
-                        raise forbidden("prompt", prompt.name)
+                    inputs, instance = found
+                    resolved = inputs.values(prompt.handler.resolved)
+                else:
+                    instance = await run.aresolve(prompt.instance, scope)
                 if prompt.middleware:
                     call = Call(prompt.name, MappingProxyType(arguments), "prompts/get")
                     outcome = await self._named_chain(

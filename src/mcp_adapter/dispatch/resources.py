@@ -18,7 +18,7 @@ from mcp_adapter.dispatch import stage, telemetry
 from mcp_adapter.dispatch.cache_hints import combined, hinted
 from mcp_adapter.dispatch.core import DispatchCore, Given, Mode
 from mcp_adapter.dispatch.inflight import Place
-from mcp_adapter.dispatch.inputs import allowed_with_answers, handler_asked, resolve_inputs
+from mcp_adapter.dispatch.inputs import handler_asked
 from mcp_adapter.dispatch.paging import next_cursor, page_index
 from mcp_adapter.dispatch.snapshot import is_modern
 from mcp_adapter.dispatch.telemetry import Tracing
@@ -214,30 +214,15 @@ class ResourceReads(DispatchCore):
                     inputs: Resolution | None = None
                     resolved: dict[str, Any] | None = None
                     if resource.inputs:  # the input phase: only for one that takes resolved values
-                        assert request is not None
-                        found = await resolve_inputs(
-                            run,
-                            resource,
-                            ctx,
-                            scope,
-                            request,
-                            None,
-                            arguments,
-                            retry,
-                            self.threads,
-                            self.catalog.input_timeout,
+                        found = await self._input_phase(
+                            run, "resource", resource, ctx, scope, request, None, arguments, retry
                         )
-                        if not isinstance(found, Resolution):
+                        if not isinstance(found, tuple):
                             return found
-                        inputs, resolved = found, found.values(resource.handler.resolved)
-                    instance = await run.aresolve(resource.instance, scope)
-                    if inputs is not None and resource.hooks.answered:
-                        assert request is not None
-                        allowed = await allowed_with_answers(
-                            run, resource, instance, scope, request, inputs, self.threads
-                        )
-                        if not allowed:
-                            raise forbidden("resource", resource.name)
+                        inputs, instance = found
+                        resolved = inputs.values(resource.handler.resolved)
+                    else:
+                        instance = await run.aresolve(resource.instance, scope)
                     if resource.middleware:
                         call = Call(
                             uri,

@@ -102,9 +102,8 @@ async def staged(
     answer what a layer raised or returned wrongly as ``answers`` says (so what it returns
     is what ``inner`` would: one of ``answers.results``)."""
 
-    async def innermost(passed: Call) -> Any:
-        given = passed.context if isinstance(passed, RequestCall) else NO_CONTEXT
-        return await inner(given)
+    def innermost(passed: Call) -> Awaitable[T]:
+        return inner(passed.context if isinstance(passed, RequestCall) else NO_CONTEXT)
 
     chain: Next = innermost
     for layer in reversed(layers):
@@ -135,8 +134,8 @@ def _link(layer: Layer, call_next: Next, request: McpRequest | None) -> Next:
     passed_on = _checked(layer, call_next) if layer.provides else call_next
     if not layer.injects:
 
-        async def step(call: Call) -> Any:
-            return await function(call, passed_on)
+        def step(call: Call) -> Awaitable[Any]:  # the layer's own awaitable: no coroutine here
+            return function(call, passed_on)
 
         return step
 

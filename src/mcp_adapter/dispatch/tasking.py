@@ -4,6 +4,7 @@ frozen copy of the request that started it, through the same code as an inline c
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Mapping
 from typing import Any
 
@@ -12,7 +13,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 
 from mcp_adapter.compiled.catalog import CompiledTool
-from mcp_adapter.declare.request import McpRequest
+from mcp_adapter.declare.request import McpRequest, freeze
 from mcp_adapter.dispatch.core import DispatchCore, Given
 from mcp_adapter.dispatch.inflight import Place
 from mcp_adapter.dispatch.results import error_result, execution_failed, invalid_arguments
@@ -20,11 +21,12 @@ from mcp_adapter.dispatch.snapshot import is_modern
 from mcp_adapter.dispatch.telemetry import Tracing
 from mcp_adapter.errors import Refusal, ToolError, forbidden, refused
 from mcp_adapter.input.asking import Asked
+from mcp_adapter.input.resolution import FIRST, Resolution, Retry
+from mcp_adapter.input.state import envelope, retried_answers, retried_progress
 from mcp_adapter.tasks.engine import TaskEngine
 from mcp_adapter.tasks.frozen import owner_of, plain, request_of, token_of
+from mcp_adapter.tasks.waiting import INPUT
 from mcp_adapter.tasks.wire import CreateTaskResult, missing_extension, negotiated
-
-ASKED_FOR_INPUT = "This tool asked for input, which a task cannot ask for yet"
 
 
 class _Principal:
@@ -69,15 +71,18 @@ class TaskCalls(DispatchCore):
         request: McpRequest | None,
         tracing: Tracing | None,
         place: Place | None,
+        retry: Retry | None = None,
     ) -> Awaitable[types.CallToolResult | types.InputRequiredResult | Asked]:
         raise NotImplementedError  # ToolCalls: one round of an inline call
 
     async def _as_task(
         self, tool: CompiledTool, ctx: Any, arguments: Mapping[str, Any], given: Given | None
-    ) -> types.CallToolResult | CreateTaskResult | None:
+    ) -> types.CallToolResult | types.InputRequiredResult | CreateTaskResult | None:
         """The task's handle, when the client negotiated the extension (2026-07-28);
         ``None``: call inline (an optional tool, for a client without it). Visibility
-        and arguments are checked here, before anything is enqueued."""
+        and arguments are checked here, before anything is enqueued; an ``authorize``
+        that takes resolved values is asked here too, its questions answered inline
+        (``input_required`` results) before the task starts."""
         tasks = self.tasks
         if tasks is None:
             return None
@@ -93,10 +98,36 @@ class TaskCalls(DispatchCore):
                 raise self.hidden("tool", tool.name)
             if not authorized:
                 raise forbidden("tool", tool.name)
-        _, errors = tool.input.check_wire(arguments)
+        payload, errors = tool.input.check_wire(arguments)
         if errors:
             return invalid_arguments(errors)
-        return await tasks.start(tool.name, plain(request), owner_of(request))
+        frozen = plain(request)
+        if tool.hooks.answered:
+            first = await self._before_task(tool, ctx, request, payload)
+            if isinstance(first, types.InputRequiredResult):
+                return first
+            frozen[INPUT] = {"state": first, "answers": {}}
+        return await tasks.start(tool.name, frozen, owner_of(request))
+
+    async def _before_task(
+        self, tool: CompiledTool, ctx: Any, request: McpRequest, payload: Any
+    ) -> types.InputRequiredResult | str:
+        """The input phase of a task tool's ``authorize`` hooks that take resolved values,
+        inline: their questions (an ``input_required`` result, retried as any call), or,
+        once answered and allowed, the state its task starts from (the answers recorded
+        and pinned to their questions: the body's resolvers asking the same question
+        get them without asking again)."""
+        roots = [(name, found) for plan in tool.hooks.answered for name, found, _ in plan.resolved]
+        named = tool.arguments(payload)
+        async with self.scope(ctx, request) as scope:
+            found = await self._input_phase(
+                self._on_loop, "tool", tool, ctx, scope, request, payload, named, None, roots
+            )
+        if isinstance(found, types.InputRequiredResult):
+            return found
+        assert isinstance(found, tuple)  # 2026-07-28 never asks mid-call
+        inputs: Resolution = found[0]
+        return envelope(None, inputs.asker.progress())
 
     async def run_task(self, name: str, data: Mapping[str, Any]) -> dict[str, Any]:
         """A task's body: the tool called as inline, in a scope of its own; its outcome as
@@ -108,8 +139,9 @@ class TaskCalls(DispatchCore):
         ctx = TaskContext(str(data["protocol_version"]), token_of(data))
         request = request_of(data, ctx)
         try:
+            request, retry = resumed(request, data.get(INPUT))
             arguments = data["arguments"]  # plain, as they came
-            outcome = await self._call_tool(tool, ctx, arguments, request, None, None)
+            outcome = await self._call_tool(tool, ctx, arguments, request, None, None, retry)
         except MCPError as error:
             return {"error": {"code": error.code, "message": error.message}}
         except ToolError as refusal:
@@ -119,8 +151,31 @@ class TaskCalls(DispatchCore):
             return {"error": {"code": denied.code, "message": denied.message}}
         except Exception as exc:  # noqa: BLE001 - every failure becomes a safe result
             outcome = execution_failed(self._incident("tool", tool.name, exc))
-        if not isinstance(outcome, types.CallToolResult):
-            return {"error": {"code": types.INTERNAL_ERROR, "message": ASKED_FOR_INPUT}}
+        if isinstance(outcome, types.InputRequiredResult):  # the task waits (tasks.waiting)
+            requests = {
+                key: question.model_dump(by_alias=True, mode="json", exclude_none=True)
+                for key, question in (outcome.input_requests or {}).items()
+            }
+            return {INPUT: {"requests": requests, "state": outcome.request_state}}
+        assert isinstance(outcome, types.CallToolResult)  # 2026-07-28 never asks mid-call
         dumped = outcome.model_dump(by_alias=True, mode="json", exclude_none=True)
         dumped.pop("resultType", None)
         return {"result": dumped}
+
+
+def resumed(request: McpRequest, found: Any) -> tuple[McpRequest, Retry]:
+    """A round of a task that asked for input: the request with the answers a handler
+    reads (``McpResponse.elicit``), and the resolvers' retry, both from the state of the
+    round that asked (kept server-side, never shown to the client) and the answers
+    ``tasks/update`` gave. Answers are checked exactly as a retried call's: only for the
+    questions that round asked, valid for them, pinned to each question's digest."""
+    if not isinstance(found, Mapping):
+        return request, FIRST
+    params = {"requestState": found.get("state"), "inputResponses": found.get("answers") or {}}
+    retry = retried_progress(params)
+    answers, handler_state = retried_answers(params)
+    if answers or handler_state is not None:
+        request = dataclasses.replace(
+            request, input_responses=freeze(answers), request_state=handler_state
+        )
+    return request, retry

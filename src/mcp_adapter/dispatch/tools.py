@@ -22,12 +22,7 @@ from mcp_adapter.dispatch.cache_hints import hinted
 from mcp_adapter.dispatch.chain import through
 from mcp_adapter.dispatch.core import Given, Mode
 from mcp_adapter.dispatch.inflight import Place
-from mcp_adapter.dispatch.inputs import (
-    allowed_with_answers,
-    handler_asked,
-    injecting,
-    resolve_inputs,
-)
+from mcp_adapter.dispatch.inputs import handler_asked, injecting
 from mcp_adapter.dispatch.modes import drive
 from mcp_adapter.dispatch.paging import next_cursor, page_index
 from mcp_adapter.dispatch.results import (
@@ -43,7 +38,6 @@ from mcp_adapter.dispatch.telemetry import Tracing
 from mcp_adapter.errors import (
     Refusal,
     ToolError,
-    forbidden,
     refused,
     unknown,
 )
@@ -227,21 +221,17 @@ class ToolCalls(TaskCalls):
                 return invalid_arguments(errors)
             inputs: Resolution | None = None
             if tool.inputs:  # the input phase: only for a tool that takes resolved values
-                found = await self._inputs(run, tool, ctx, scope, request, payload, retry)
-                if not isinstance(found, Resolution):
+                named = tool.arguments(payload)
+                found = await self._input_phase(
+                    run, "tool", tool, ctx, scope, request, payload, named, retry
+                )
+                if not isinstance(found, tuple):
                     return found
-                inputs = found
-            if tool.build_is_async:
+                inputs, instance = found
+            elif tool.build_is_async:
                 instance = await run.aresolve(tool.build, scope)
             else:
                 instance = run.resolve(tool.build, scope)
-            if inputs is not None and tool.hooks.answered:
-                assert request is not None
-                threads = self.threads
-                if not await allowed_with_answers(
-                    run, tool, instance, scope, request, inputs, threads
-                ):
-                    raise forbidden("tool", tool.name)
             if tool.middleware:
                 outcome = await self._tool_chain(
                     run, tool, instance, scope, request, payload, inputs
@@ -264,24 +254,7 @@ class ToolCalls(TaskCalls):
                 outcome, owner=tool.cls.__qualname__, output=tool.output, modern=is_modern(ctx)
             )
 
-    def _inputs(
-        self,
-        run: Mode,
-        tool: CompiledTool,
-        ctx: Any,
-        scope: Scope,
-        request: McpRequest | None,
-        payload: Any,
-        retry: Retry | None,
-    ) -> Awaitable[Resolution | types.InputRequiredResult | Asked]:
-        assert request is not None  # a tool with resolvers needs the request
-        named = tool.arguments(payload)
-        timeout = self.catalog.input_timeout
-        return resolve_inputs(
-            run, tool, ctx, scope, request, payload, named, retry, self.threads, timeout
-        )
-
-    async def _tool_chain(
+    def _tool_chain(
         self,
         run: Mode,
         tool: CompiledTool,
@@ -290,19 +263,19 @@ class ToolCalls(TaskCalls):
         request: McpRequest | None,
         payload: Any,
         inputs: Resolution | None = None,
-    ) -> Any:
+    ) -> Awaitable[Any]:
+        """The call through the tool's layers, for ``_tool`` to await (no coroutine of its
+        own, nor for the link to the handler: only the layers' and the handler's run)."""
         given = MappingProxyType(tool.fields(payload))
 
-        async def handler(call: Call) -> Any:
+        def handler(call: Call) -> Awaitable[Any]:
             # changed arguments are validated into the input contract again
             value = payload if call.arguments is given else tool.revalidate(call.arguments)
             spread = tool.arguments(value)
             if inputs is not None:
                 spread = {**(spread or {}), **inputs.values(tool.handler.resolved)}
-            return await run.call(
-                tool.handler, instance, scope, request, value, spread, self.threads
-            )
+            return run.call(tool.handler, instance, scope, request, value, spread, self.threads)
 
         call = Call(tool.name, given)
         inject = run.inject if inputs is None else injecting(run.inject, inputs)
-        return await through(tool.middleware, call, handler, scope, request, inject)
+        return through(tool.middleware, call, handler, scope, request, inject)

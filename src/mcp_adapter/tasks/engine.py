@@ -21,6 +21,7 @@ from mcp import types
 
 from mcp_adapter.declare.tasks import Tasks
 from mcp_adapter.errors import logger
+from mcp_adapter.tasks.waiting import INPUT, Waiting, asked
 from mcp_adapter.tasks.wire import (
     TERMINAL,
     Ack,
@@ -153,31 +154,52 @@ class TaskEngine:
 
     # -- the MCP side ----------------------------------------------------------------
 
-    async def _admit(self, owner: str, key: str) -> None:
-        """Count ``key`` against the caps, or refuse it. A task of this process may run
-        in another (a worker, another replica), whose end this process does not see:
-        at a cap, the tasks counted are looked up in Docket and the ended ones freed."""
+    def _admit(self, owner: str, key: str) -> None:
+        """Count ``key`` against the caps, or refuse it (``start`` first gives back the
+        places of tasks that ended out of this process's sight: in a worker, on another
+        replica, or while waiting for input)."""
         settings = self.settings
         if self._count >= settings.max_running:
-            await self._prune(list(self._running))
-            if self._count >= settings.max_running:
-                raise too_many("max_running", settings.max_running)
-        if len(self._running.get(owner, ())) >= settings.max_running_per_identity:
-            await self._prune([owner])
-            if len(self._running.get(owner, ())) >= settings.max_running_per_identity:
-                raise too_many("max_running_per_identity", settings.max_running_per_identity)
-        self._running.setdefault(owner, set()).add(key)
+            raise too_many("max_running", settings.max_running)
+        mine = self._running.setdefault(owner, set())
+        if len(mine) >= settings.max_running_per_identity:
+            raise too_many("max_running_per_identity", settings.max_running_per_identity)
+        mine.add(key)
         self._count += 1
 
-    async def _prune(self, owners: list[str]) -> None:
-        """Free the counted tasks of ``owners`` that have ended (or are gone) in Docket."""
-        for owner in owners:
-            for key in list(self._running.get(owner, ())):
-                if key in self._bodies:
-                    continue  # running here: freed when its body ends
-                execution = await self.docket.get_execution(key)
-                if execution is None or _STATUS[execution.state.value] in TERMINAL:
+    def _full(self, owner: str) -> bool:
+        settings = self.settings
+        mine = self._running.get(owner, ())
+        return self._count >= settings.max_running or (
+            len(mine) >= settings.max_running_per_identity
+        )
+
+    async def _prune(self) -> None:
+        """Give back the places of tasks that no longer hold one: a task waiting for input
+        keeps its place until it ends, and it may end where this process does not see it
+        (expired, or resumed and ended in another process); asked when a cap is full."""
+        for owner, keys in list(self._running.items()):
+            for key in list(keys):
+                if key not in self._bodies and not await self._holds(key):
                     self._release(owner, key)
+
+    async def _holds(self, key: str) -> bool:
+        """Whether the task ``key`` has not ended (queued, running, or waiting for input)."""
+        execution = await self.docket.get_execution(key)
+        record = execution.kwargs.get("record") if execution is not None else None
+        if not isinstance(record, Mapping):
+            return False
+        ttl_ms = record.get("ttl_ms")
+        expiry = _created(execution, record) + timedelta(milliseconds=int(ttl_ms or 0))
+        if isinstance(ttl_ms, int) and datetime.now(UTC) >= expiry:
+            return False
+        status = _STATUS[execution.state.value]
+        if status != "completed":
+            return status == "working"
+        waiting = asked(await execution.get_result())
+        if waiting is None:
+            return False
+        return await Waiting(self.docket).fate(key, int(record.get("round", 0))) != "cancel"
 
     def _release(self, owner: str, key: str) -> None:
         mine = self._running.get(owner)
@@ -192,14 +214,23 @@ class TaskEngine:
         """Enqueue the body; answer the task's handle once Docket holds it."""
         docket = self.docket
         key = new_task_id()
-        await self._admit(owner, key)
-        record = {"owner": owner, "tool": tool, "ttl_ms": self.ttl_ms, "request": dict(request)}
+        if self._full(owner):
+            await self._prune()
+        self._admit(owner, key)
+        record = {
+            "owner": owner,
+            "tool": tool,
+            "ttl_ms": self.ttl_ms,
+            "request": dict(request),
+            "created": _iso(None),
+            "round": 0,
+        }
         try:
-            execution = await docket.add(FUNCTION, key=key)(record=record)
+            await docket.add(FUNCTION, key=key)(record=record)
         except BaseException:
             self._release(owner, key)
             raise
-        created = _iso(execution.when)
+        created = str(record["created"])
         return CreateTaskResult(
             task_id=key,
             status="working",
@@ -222,7 +253,7 @@ class TaskEngine:
             raise absent(task_id)
         ttl_ms = record.get("ttl_ms")
         if isinstance(ttl_ms, int):
-            expiry = execution.when + timedelta(milliseconds=ttl_ms)
+            expiry = _created(execution, record) + timedelta(milliseconds=ttl_ms)
             if datetime.now(UTC) >= expiry:
                 if _STATUS[execution.state.value] not in TERMINAL:
                     await self.docket.cancel(task_id)
@@ -234,9 +265,13 @@ class TaskEngine:
         status = _STATUS[execution.state.value]
         result: dict[str, Any] | None = None
         error: dict[str, Any] | None = None
+        questions: dict[str, Any] | None = None
         if status == "completed":
             outcome = await execution.get_result()
-            if isinstance(outcome, Mapping) and isinstance(outcome.get("result"), Mapping):
+            waiting = asked(outcome)
+            if waiting is not None:  # the round asked: tasks/update answers it
+                status, questions = await self._waiting(task_id, record, waiting)
+            elif isinstance(outcome, Mapping) and isinstance(outcome.get("result"), Mapping):
                 result = dict(outcome["result"])
             else:
                 status = "failed"
@@ -248,17 +283,68 @@ class TaskEngine:
         return DetailedTask(
             task_id=task_id,
             status=status,
-            created_at=_iso(execution.when),
+            created_at=_iso(_created(execution, record)),
             last_updated_at=_iso(updated),
             ttl_ms=record.get("ttl_ms"),
             poll_interval_ms=self.poll_ms,
             result=result,
             error=error,
+            input_requests=questions,
         )
+
+    async def _waiting(
+        self, task_id: str, record: Mapping[str, Any], waiting: Mapping[str, Any]
+    ) -> tuple[str, dict[str, Any] | None]:
+        """The status of a task whose last round asked, and its unanswered questions."""
+        store, round_ = Waiting(self.docket), int(record.get("round", 0))
+        fate = await store.fate(task_id, round_)
+        if fate is not None:  # cancelled while waiting, or resumed (enqueued, not yet run)
+            return ("cancelled" if fate == "cancel" else "working"), None
+        return "input_required", await store.pending(task_id, round_, waiting["requests"])
+
+    async def update(self, task_id: str, owner: str, responses: Mapping[str, Any]) -> Ack:
+        """Answers to a task waiting for input: kept for the questions of its round that
+        have none yet (others ignored); the answer that completes the round resumes the
+        task, once. A task that waits for nothing ignores them."""
+        execution, record = await self._find(task_id, owner)
+        if _STATUS[execution.state.value] != "completed":
+            return Ack()
+        waiting = asked(await execution.get_result())
+        if waiting is None:
+            return Ack()
+        round_ = int(record.get("round", 0))
+        seconds = self._seconds_left(execution, record)
+        answers = await Waiting(self.docket).answer(
+            task_id, round_, waiting["requests"], responses, seconds
+        )
+        if answers is not None:
+            given = {"state": waiting["state"], "answers": answers}
+            request = {**record["request"], INPUT: given}
+            resumed = {**record, "round": round_ + 1, "request": request}
+            await self.docket.add(FUNCTION, key=task_id)(record=resumed)
+        return Ack()
+
+    def _seconds_left(self, execution: Any, record: Mapping[str, Any]) -> int:
+        """Seconds until the task expires (what its waiting answers are kept for)."""
+        ttl_ms = record.get("ttl_ms")
+        if not isinstance(ttl_ms, int):
+            return int(self.settings.max_ttl)
+        expiry = _created(execution, record) + timedelta(milliseconds=ttl_ms)
+        return max(1, int((expiry - datetime.now(UTC)).total_seconds()) + 1)
 
     async def cancel(self, task_id: str, owner: str) -> Ack:
         """Cancel the task if it has not ended (idempotent: an ended task stays as it is)."""
         execution, record = await self._find(task_id, owner)
+        if _STATUS[execution.state.value] == "completed":
+            waiting = asked(await execution.get_result())
+            if waiting is not None:  # a task waiting for input ends cancelled, unless resumed
+                seconds = self._seconds_left(execution, record)
+                round_ = int(record.get("round", 0))
+                if await Waiting(self.docket).cancel(task_id, round_, seconds):
+                    self._release(str(record["owner"]), task_id)
+                else:
+                    await self.docket.cancel(task_id)  # resumed meanwhile: cancel that run
+            return Ack()
         if _STATUS[execution.state.value] not in TERMINAL:
             await self.docket.cancel(task_id)
             if execution.state.value in ("scheduled", "queued"):
@@ -271,6 +357,7 @@ class TaskEngine:
         """The Docket task: the tool's body, once; a redelivered task (its worker died
         mid-run) ends failed instead of running a second time."""
         owner = str(record["owner"])
+        waits = False
         try:
             if execution.redelivered:
                 logger.error("task %s: its worker stopped mid-run; ended failed", execution.key)
@@ -279,11 +366,14 @@ class TaskEngine:
                 raise RuntimeError("no task body is bound")
             with anyio.CancelScope() as scope:
                 self._bodies[execution.key] = scope
-                return await self._body(str(record["tool"]), record["request"])
+                outcome = await self._body(str(record["tool"]), record["request"])
+                waits = asked(outcome) is not None
+                return outcome
             return {"error": {"code": types.INTERNAL_ERROR, "message": SHUT_DOWN}}
         finally:
             self._bodies.pop(execution.key, None)
-            self._release(owner, execution.key)  # a no-op for a task another process started
+            if not waits:  # a task waiting for input keeps its place until it ends
+                self._release(owner, execution.key)  # a no-op for a task another process started
             if not self._bodies and self._idle is not None:
                 self._idle.set()  # draining: the last body here has ended
 
@@ -312,6 +402,15 @@ async def _forever(worker: Any, *, task_status: anyio.abc.TaskStatus[None]) -> N
     be forgotten: the loop clears its stop flag as it starts)."""
     task_status.started()
     await worker.run_forever()
+
+
+def _created(execution: Any, record: Mapping[str, Any]) -> datetime:
+    """When the task was created: kept in its record, since each round of a task that asked
+    for input is a new run of its Docket key."""
+    found = record.get("created")
+    if isinstance(found, str):
+        return datetime.fromisoformat(found.replace("Z", "+00:00"))
+    return execution.when  # type: ignore[no-any-return]
 
 
 def _internal() -> dict[str, Any]:

@@ -68,9 +68,10 @@ class TasksExtension(Extension):
         return await self.engine.cancel(params.task_id, self._owner(ctx, params))
 
     async def update(self, ctx: Any, params: UpdateParams) -> Ack:
-        """Answers for a task waiting for input; a task that waits for none ignores them."""
-        await self.engine.get(params.task_id, self._owner(ctx, params))
-        return Ack()
+        """Answers for a task waiting for input (``input_required``); a task that waits
+        for none ignores them (``tasks.waiting``)."""
+        owner = self._owner(ctx, params)
+        return await self.engine.update(params.task_id, owner, params.input_responses or {})
 
 
 def install(server: Any, extension: Extension) -> None:

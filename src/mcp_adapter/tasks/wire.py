@@ -42,11 +42,13 @@ class CreateTaskResult(TaskFields):
 
 
 class DetailedTask(TaskFields):
-    """``tasks/get``: the task, with its result (completed) or error (failed) inlined."""
+    """``tasks/get``: the task, with its result (completed) or error (failed) inlined, or
+    the questions it waits for (``input_required``)."""
 
     result_type: Literal["complete"] = "complete"
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
+    input_requests: dict[str, Any] | None = None
 
 
 class Ack(types.Result):

@@ -57,12 +57,15 @@ class TaskClient:
         negotiated: bool = True,
         protocol: Literal["2026-07-28", "2025-11-25"] = "2026-07-28",
         token: AccessToken | None = None,
+        **options: Any,
     ) -> AsyncIterator[TaskClient]:
+        """``options``: more of the SDK ``Client``'s settings (an ``elicitation_callback``
+        declares the elicitation capability a task that asks for input needs)."""
         catalog = catalog_of(server, container)
         sdk = build_sdk_server(catalog, container, caller=token)
         extensions = [advertise(EXTENSION)] if negotiated else []
         mode: Literal["auto", "legacy"] = "auto" if protocol == "2026-07-28" else "legacy"
-        async with Client(sdk, mode=mode, extensions=extensions) as client:
+        async with Client(sdk, mode=mode, extensions=extensions, **options) as client:
             yield cls(client)
 
     async def request(self, method: str, **params: Any) -> dict[str, Any]:
@@ -81,6 +84,11 @@ class TaskClient:
 
     async def cancel(self, task_id: str) -> dict[str, Any]:
         return await self.request("tasks/cancel", taskId=task_id)
+
+    async def update(self, task_id: str, answers: Mapping[str, Any]) -> dict[str, Any]:
+        """``tasks/update``: answers to a task waiting for input, by the keys of its
+        ``inputRequests``."""
+        return await self.request("tasks/update", taskId=task_id, inputResponses=dict(answers))
 
     async def until(self, task_id: str, *statuses: str) -> dict[str, Any]:
         """``tasks/get`` until the task is in one of ``statuses`` (by default, ended)."""
