@@ -73,12 +73,16 @@ def serve_process(
     )
     lines: queue.Queue[str | None] = queue.Queue()
     output: list[str] = []
-    threading.Thread(target=_pump, args=(process.stdout, lines, output), daemon=True).start()
+    pump = threading.Thread(target=_pump, args=(process.stdout, lines, output), daemon=True)
+    pump.start()
     try:
         url = _await_url(lines, output)
         yield Served(url, process, output)
     finally:
         stop(process)
+        # the process's last lines are read on the pump thread: after the block, ``output``
+        # holds all of them (bounded: a child that inherited the pipe may keep it open)
+        pump.join(timeout=STOP_TIMEOUT)
 
 
 @contextmanager
