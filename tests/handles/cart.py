@@ -79,8 +79,8 @@ class Shop(Server):
     tools = (OpenCart, AddItem, Checkout, CheckoutSync)
 
 
-def shop_container(ledger: Ledger) -> Container:
+def shop_container(ledger: Ledger | None = None) -> Container:
     container = Container()
-    container.instance(Ledger, ledger)
+    container.instance(Ledger, Ledger() if ledger is None else ledger)
     container.bind(Cart, cart, Lifetime.SESSION)
     return container
