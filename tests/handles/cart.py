@@ -74,13 +74,55 @@ class CheckoutSync(Tool[CartInput]):
         return McpResponse.text(f"bought {','.join(cart.items)}")
 
 
+class Visits:
+    """Session-scoped, needs no handle: one per 2025-11-25 session, or per handle."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
+class Visit(Tool):
+    """No handle: its session is the MCP session's (2025-11-25), else the request's."""
+
+    name = "visit"
+
+    async def handle(self, visits: Visits) -> McpResponse:
+        visits.count += 1
+        return McpResponse.text(str(visits.count))
+
+
+class VisitCart(Tool[CartInput]):
+    """All sync (thread-bound: its scope opens on a worker thread), in the handle's session."""
+
+    name = "visit_cart"
+
+    def handle(self, payload: CartInput, visits: Visits) -> McpResponse:
+        visits.count += 1
+        return McpResponse.text(str(visits.count))
+
+
+class DropInput(Schema):
+    handle: str
+
+
+class Drop(Tool[DropInput]):
+    """Closes whatever string it is given: only the caller's own handles close."""
+
+    name = "drop"
+
+    async def handle(self, payload: DropInput, handles: StateHandles) -> McpResponse:
+        await handles.close(payload.handle)
+        return McpResponse.text("dropped")
+
+
 class Shop(Server):
     name = "shop"
-    tools = (OpenCart, AddItem, Checkout, CheckoutSync)
+    tools = (OpenCart, AddItem, Checkout, CheckoutSync, Visit, VisitCart, Drop)
 
 
 def shop_container(ledger: Ledger | None = None) -> Container:
     container = Container()
     container.instance(Ledger, Ledger() if ledger is None else ledger)
     container.bind(Cart, cart, Lifetime.SESSION)
+    container.bind(Visits, Visits, Lifetime.SESSION)
     return container

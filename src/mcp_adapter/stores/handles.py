@@ -126,6 +126,8 @@ class MemoryHandles:
         """``add`` may be called from a sync handler's worker thread."""
         self._expired: list[HandleRecord] = []
         """Records ``add`` dropped to make room, finalized by the next async step."""
+        self._serving = 0
+        """Servers inside :meth:`running` (several servers may share one store)."""
 
     def __len__(self) -> int:
         return len(self._records)
@@ -234,8 +236,9 @@ class MemoryHandles:
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        """Sweep every ``limits.sweep_interval`` seconds while open; finalize every handle on
-        exit."""
+        """Sweep every ``limits.sweep_interval`` seconds while open; when the last server
+        that entered it leaves, finalize every handle."""
+        self._serving += 1
         try:
             async with anyio.create_task_group() as group:
                 group.start_soon(self._sweeping)
@@ -244,8 +247,10 @@ class MemoryHandles:
                 finally:
                     group.cancel_scope.cancel()
         finally:
-            with anyio.CancelScope(shield=True):
-                await self.aclose()
+            self._serving -= 1
+            if not self._serving:
+                with anyio.CancelScope(shield=True):
+                    await self.aclose()
 
     async def _sweeping(self) -> None:
         while True:
