@@ -14,6 +14,7 @@ from mcp_adapter.compile.published import published_schema_problems
 from mcp_adapter.compiled.catalog import Catalog
 from mcp_adapter.compiled.handles import StateHandles
 from mcp_adapter.declare.components import Server, Tool
+from mcp_adapter.declare.handles import StateHandle
 from mcp_adapter.declare.naming import default_name
 from mcp_adapter.errors import CompileError
 from mcp_adapter.errors import problem as declaration_problem
@@ -61,7 +62,7 @@ def session_scoped(container: Container) -> list[str]:
     return sorted(
         type_name(key)
         for key, binding in container.bindings.items()
-        if binding.lifetime is Lifetime.SESSION
+        if binding.lifetime is Lifetime.SESSION and key is not StateHandle
     )
 
 

@@ -13,7 +13,7 @@ from mcp import MCPError, types
 from mcp.server.auth.provider import AccessToken
 from pydantic import ValidationError
 
-from container import Container, Scope, SessionScope
+from container import Container, Lifetime, ProviderKind, Scope, SessionScope
 from mcp_adapter.compiled.catalog import (
     Catalog,
     CompiledComponent,
@@ -104,7 +104,10 @@ class DispatchCore:
     def _load(self, catalog: Catalog) -> None:
         self.catalog = catalog
         self._generation = self.container.generation
-        self._sessions = self.container.has_sessions
+        self._sessions = any(  # a session-level context value alone (StateHandle) needs none
+            binding.lifetime is Lifetime.SESSION and binding.kind is not ProviderKind.CONTEXT
+            for binding in self.container.bindings.values()
+        )
         size = catalog.page_size
         tools = list(catalog.tools.values())
         self._tool_pages = {
