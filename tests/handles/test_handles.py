@@ -17,6 +17,7 @@ from mcp.server.auth.provider import AccessToken
 
 from mcp_adapter import build_sdk_server, compile_server
 from mcp_adapter.stores import HandleLimits, MemoryHandles
+from mcp_adapter.testing import McpTestClient
 from tests.handles.cart import Ledger, Shop, shop_container
 
 pytestmark = pytest.mark.anyio
@@ -56,6 +57,8 @@ class Shop_:
 
     @asynccontextmanager
     async def client(self, mode: str = MODERN, caller: str | None = None) -> AsyncIterator[Any]:
+        """A client of a server of its own on the shared store, which runs (sweeps) while
+        a client is open and finalizes every handle when the last one closes."""
         sdk = build_sdk_server(
             self.catalog,
             self.container,
@@ -63,7 +66,7 @@ class Shop_:
             handles=self.store,
         )
         with anyio.fail_after(BOUND):
-            async with mcp.Client(sdk, mode=mode, cache=None) as client:
+            async with self.store.running(), mcp.Client(sdk, mode=mode, cache=None) as client:
                 yield client
 
 
@@ -150,14 +153,27 @@ async def test_the_sweep_finalizes_an_expired_handle_nobody_calls_again() -> Non
 
 @ERAS
 async def test_every_open_handle_is_finalized_when_the_server_stops(mode: str) -> None:
+    """A server built without a store keeps its own, run by its lifespan."""
     shop = Shop_()
-    async with shop.client(mode) as client:
-        carts = [await mint(client) for _ in range(3)]
-        for cart in carts:
-            await client.call_tool("add_item", {"cart": cart, "item": "tea"})
-        assert shop.ledger.closed == []
+    with anyio.fail_after(BOUND):
+        async with mcp.Client(build_sdk_server(shop.catalog, shop.container), mode=mode) as client:
+            carts = [await mint(client) for _ in range(3)]
+            for cart in carts:
+                await client.call_tool("add_item", {"cart": cart, "item": "tea"})
+            assert shop.ledger.closed == []
     assert sorted(shop.ledger.closed) == sorted(carts)
-    assert len(shop.store) == 0
+
+
+@pytest.mark.parametrize("protocol", ["2026-07-28", "2025-11-25"])
+async def test_mcp_test_client_keeps_handles_across_calls_until_closed(protocol: str) -> None:
+    shop = Shop_()
+    async with McpTestClient(shop.container, shop.catalog, protocol=protocol) as client:
+        cart = (await client.tool("open_cart")).texts[0]
+        await client.tool("add_item", {"cart": cart, "item": "tea"})
+        added = await client.tool("add_item", {"cart": cart, "item": "jam"})
+        assert added.texts == ["tea,jam"]
+        assert shop.ledger.closed == []
+    assert shop.ledger.closed == [cart]
 
 
 async def test_a_store_shared_by_two_servers_closes_when_the_last_stops() -> None:

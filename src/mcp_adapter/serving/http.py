@@ -178,6 +178,7 @@ def http_app(
             elif close_container:
                 stack.push_async_callback(container.aclose)
             await stack.enter_async_context(readiness.serving())
+            await stack.enter_async_context(handles.running())
             await stack.enter_async_context(manager.run())
             yield
 

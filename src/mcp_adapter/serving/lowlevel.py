@@ -82,13 +82,15 @@ def build_sdk_server(
     carries them; the container's ``Notifier`` publishes on the bus while the
     server serves (its lifespan).
 
-    State handles (docs/state.md) are kept in ``handles`` (default: in memory, with
-    the default limits); when a tool mints or takes them, the server's lifespan
-    sweeps the expired ones and finalizes every one at its end.
+    State handles (docs/state.md) are kept in ``handles``, whose owner runs
+    ``handles.running()`` (the sweep of expired handles, and every handle finalized
+    at its end) around serving: ``http_app`` does. Without it, the server keeps
+    its own in memory, with the default limits, and its lifespan runs that.
     """
     # bound first: binding it moves the container's generation, which the dispatcher
     # would otherwise read as an override to recompile for
     notifier = notifier_of(container)
+    own_handles = handles is None
     handles = MemoryHandles() if handles is None else handles
     dispatcher = Dispatcher(
         catalog,
@@ -144,7 +146,9 @@ def build_sdk_server(
         if notifications.listening is not None:
             notifications.listening.followed = TaskWatch(engine, dispatcher.request)
         lifespan = with_tasks(lifespan, engine)
-    if catalog.takes(StateHandles) or any(t.handle for t in catalog.tools.values()):
+    if own_handles and (
+        catalog.takes(StateHandles) or any(t.handle for t in catalog.tools.values())
+    ):
         lifespan = _with_handles(lifespan, handles)
     server = NotifyingServer(
         catalog.name,
