@@ -63,6 +63,9 @@ EVERY_VARIABLE = {
     "MCP_ADAPTER_MAX_CALLS": "10",
     "MCP_ADAPTER_MAX_CALLS_PER_CLIENT": "11",
     "MCP_ADAPTER_SESSION_IDLE_TIMEOUT": "60",
+    "MCP_ADAPTER_HANDLE_IDLE_TIMEOUT": "90",
+    "MCP_ADAPTER_MAX_HANDLES": "12",
+    "MCP_ADAPTER_MAX_HANDLES_PER_CLIENT": "13",
     "MCP_ADAPTER_REDIS_URL": "redis://127.0.0.1:6379/1",
     "MCP_ADAPTER_REDIS_PREFIX": "notes-prod",
 }
@@ -108,6 +111,9 @@ def test_every_setting_comes_from_its_variable() -> None:
         max_calls=10,
         max_calls_per_client=11,
         session_idle_timeout=60.0,
+        handle_idle_timeout=90.0,
+        max_handles=12,
+        max_handles_per_client=13,
         redis_url="redis://127.0.0.1:6379/1",
         redis_prefix="notes-prod",
     )
