@@ -101,6 +101,20 @@ class VisitCart(Tool[CartInput]):
         return McpResponse.text(str(visits.count))
 
 
+class MaybeCartInput(Schema):
+    cart: StateHandle | None = None
+
+
+class VisitMaybe(Tool[MaybeCartInput]):
+    """An optional handle: with one, the handle's session; without, the call's own."""
+
+    name = "visit_maybe"
+
+    async def handle(self, payload: MaybeCartInput, visits: Visits) -> McpResponse:
+        visits.count += 1
+        return McpResponse.text(str(visits.count))
+
+
 class DropInput(Schema):
     handle: str
 
@@ -117,7 +131,7 @@ class Drop(Tool[DropInput]):
 
 class Shop(Server):
     name = "shop"
-    tools = (OpenCart, AddItem, Checkout, CheckoutSync, Visit, VisitCart, Drop)
+    tools = (OpenCart, AddItem, Checkout, CheckoutSync, Visit, VisitCart, VisitMaybe, Drop)
 
 
 def shop_container(ledger: Ledger | None = None) -> Container:

@@ -121,5 +121,5 @@ def test_check_lists_who_mints_and_who_takes_handles() -> None:
         "'open_cart', 'checkout', 'checkout_sync', 'drop'",
         "note: tools that take a state handle: 'add_item' (argument 'cart'), "
         "'checkout' (argument 'cart'), 'checkout_sync' (argument 'cart'), "
-        "'visit_cart' (argument 'cart')",
+        "'visit_cart' (argument 'cart'), 'visit_maybe' (argument 'cart')",
     ]

@@ -226,6 +226,19 @@ async def test_2026_calls_without_a_handle_share_nothing_and_with_one_share_it()
         assert text(await client.call_tool("visit_cart", {"cart": cart})) == "2"
 
 
+async def test_an_optional_handle_field_opens_the_handle_only_when_given() -> None:
+    shop = Shop_()
+    async with shop.client(MODERN) as client:
+        cart = await mint(client)
+        assert text(await client.call_tool("visit_maybe", {})) == "1"
+        assert text(await client.call_tool("visit_maybe", {"cart": None})) == "1"
+        assert text(await client.call_tool("visit_maybe", {"cart": cart})) == "1"
+        assert text(await client.call_tool("visit_cart", {"cart": cart})) == "2"
+        assert text(await client.call_tool("visit_maybe", {"cart": cart})) == "3"
+        stolen = await client.call_tool("visit_maybe", {"cart": secrets.token_urlsafe(24)})
+        assert text(stolen) == "Unknown state handle in argument 'cart'"
+
+
 # -- the attacker's side ----------------------------------------------------------------
 
 
