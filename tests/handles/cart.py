@@ -129,9 +129,29 @@ class Drop(Tool[DropInput]):
         return McpResponse.text("dropped")
 
 
+class DropSync(Tool[DropInput]):
+    """All sync (thread-bound): ``close`` from the call's worker thread."""
+
+    name = "drop_sync"
+
+    def handle(self, payload: DropInput, handles: StateHandles) -> McpResponse:
+        handles.close(payload.handle)
+        return McpResponse.text("dropped")
+
+
 class Shop(Server):
     name = "shop"
-    tools = (OpenCart, AddItem, Checkout, CheckoutSync, Visit, VisitCart, VisitMaybe, Drop)
+    tools = (
+        OpenCart,
+        AddItem,
+        Checkout,
+        CheckoutSync,
+        Visit,
+        VisitCart,
+        VisitMaybe,
+        Drop,
+        DropSync,
+    )
 
 
 def shop_container(ledger: Ledger | None = None) -> Container:

@@ -118,7 +118,7 @@ def test_check_lists_who_mints_and_who_takes_handles() -> None:
     notes = [line for line in done.stdout.splitlines() if line.startswith("note: tools that")]
     assert notes == [
         "note: tools that mint or close state handles (they take StateHandles): "
-        "'open_cart', 'checkout', 'checkout_sync', 'drop'",
+        "'open_cart', 'checkout', 'checkout_sync', 'drop', 'drop_sync'",
         "note: tools that take a state handle: 'add_item' (argument 'cart'), "
         "'checkout' (argument 'cart'), 'checkout_sync' (argument 'cart'), "
         "'visit_cart' (argument 'cart'), 'visit_maybe' (argument 'cart')",

@@ -122,6 +122,18 @@ async def test_close_finalizes_the_handle_once_and_it_is_unknown_after(
 
 
 @ERAS
+async def test_a_thread_bound_tool_closes_a_handle_from_its_worker_thread(mode: str) -> None:
+    shop = Shop_()
+    async with shop.client(mode) as client:
+        cart = await mint(client)
+        await client.call_tool("add_item", {"cart": cart, "item": "tea"})
+        assert shop.catalog.tools["drop_sync"].thread_bound
+        assert text(await client.call_tool("drop_sync", {"handle": cart})) == "dropped"
+        assert shop.ledger.closed == [cart]
+        assert unknown(await client.call_tool("add_item", {"cart": cart, "item": "jam"}))
+
+
+@ERAS
 async def test_an_idle_handle_expires_once_found_on_access(mode: str) -> None:
     clock = Clock()
     shop = Shop_(MemoryHandles(HandleLimits(idle_timeout=60), clock=clock))
