@@ -25,7 +25,7 @@ from mcp_adapter.serving.events import Resumability
 from mcp_adapter.serving.host_security import default_transport_security
 from mcp_adapter.serving.lifespan import serve_lifespan
 from mcp_adapter.serving.limits import HttpLimits
-from mcp_adapter.serving.lowlevel import build_sdk_server
+from mcp_adapter.serving.lowlevel import build_sdk_server, uses_handles
 from mcp_adapter.serving.replicas import Readiness, bus_of, resumability_of, shared_redis
 from mcp_adapter.serving.servable import Servable, catalog_of
 from mcp_adapter.serving.toolsets import TOOLSET_PATH_PARAM, ToolsetRouter
@@ -178,7 +178,8 @@ def http_app(
             elif close_container:
                 stack.push_async_callback(container.aclose)
             await stack.enter_async_context(readiness.serving())
-            await stack.enter_async_context(handles.running())
+            if uses_handles(catalog):
+                await stack.enter_async_context(handles.running())
             await stack.enter_async_context(manager.run())
             yield
 

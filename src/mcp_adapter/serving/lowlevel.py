@@ -146,9 +146,7 @@ def build_sdk_server(
         if notifications.listening is not None:
             notifications.listening.followed = TaskWatch(engine, dispatcher.request)
         lifespan = with_tasks(lifespan, engine)
-    if own_handles and (
-        catalog.takes(StateHandles) or any(t.handle for t in catalog.tools.values())
-    ):
+    if own_handles and uses_handles(catalog):
         lifespan = _with_handles(lifespan, handles)
     server = NotifyingServer(
         catalog.name,
@@ -172,6 +170,12 @@ def build_sdk_server(
     security = request_state_security or RequestStateSecurity.ephemeral()
     server.middleware.append(RequestStateBoundary(security, default_audience=catalog.name))
     return server
+
+
+def uses_handles(catalog: Catalog) -> bool:
+    """Whether a tool mints (takes ``StateHandles``) or takes back a state handle: else
+    no handle store runs."""
+    return catalog.takes(StateHandles) or any(t.handle for t in catalog.tools.values())
 
 
 def _with_handles(lifespan: Any, store: HandleStore) -> Any:
