@@ -123,12 +123,16 @@ class ToolCalls(TaskCalls):
                 store = self.handles.store
                 held = await handles.take(store, tool.handle, ctx, self.caller, arguments)
             if tool.timeout is None:
-                outcome = await self._call_tool(tool, ctx, arguments, request, tracing, place, held)
+                outcome = await self._call_tool(
+                    tool, ctx, arguments, request, tracing, place, held=held
+                )
                 if isinstance(outcome, Asked):
                     return await self._ask(outcome, tool, ctx, arguments, tracing, place, held)
                 return outcome
             with anyio.move_on_after(tool.timeout):
-                outcome = await self._call_tool(tool, ctx, arguments, request, tracing, place, held)
+                outcome = await self._call_tool(
+                    tool, ctx, arguments, request, tracing, place, held=held
+                )
                 if isinstance(outcome, Asked):
                     return await self._ask(outcome, tool, ctx, arguments, tracing, place, held)
                 return outcome
@@ -159,8 +163,8 @@ class ToolCalls(TaskCalls):
         request: McpRequest | None,
         tracing: Tracing | None,
         place: Place | None,
-        held: handles.Held | None = None,
         retry: Retry | None = None,
+        held: handles.Held | None = None,
     ) -> Awaitable[types.CallToolResult | types.InputRequiredResult | Asked]:
         """One round of the call (see ``dispatch.modes`` for where its parts run)."""
         if tool.borrows:
@@ -205,7 +209,7 @@ class ToolCalls(TaskCalls):
             except TimeoutError:
                 return input_timed_out(self.catalog.input_timeout)
             outcome = await self._call_tool(
-                tool, ctx, arguments, request, tracing, place, held, retry
+                tool, ctx, arguments, request, tracing, place, retry, held
             )
             if not isinstance(outcome, Asked):
                 return outcome
