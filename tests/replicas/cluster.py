@@ -149,6 +149,10 @@ class Cluster:
     port: int
     keys: tuple[str, ...]
     stateful: bool = False
+    app: str = APP
+    flags: tuple[str, ...] = ()
+    """More ``serve`` flags (``--container``, ``--enqueue-only``), for workers too."""
+    env: dict[str, str] = field(default_factory=dict)
     stack: ExitStack = field(default_factory=ExitStack)
 
     @property
@@ -162,7 +166,7 @@ class Cluster:
         return [
             *CLI,
             "serve",
-            APP,
+            self.app,
             "--http",
             "--port",
             str(replica.port),
@@ -172,6 +176,7 @@ class Cluster:
             VERIFIER,
             *keys,
             *mode,
+            *self.flags,
         ]
 
     def start_replicas(self, keys: Sequence[str] | None = None) -> None:
@@ -180,7 +185,7 @@ class Cluster:
             self.keys = tuple(keys)
         processes = []
         for replica in self.replicas:
-            env = {"REPLICA": replica.name, "REPLICA_RATE_REDIS": self.redis.url}
+            env = {**self.env, "REPLICA": replica.name, "REPLICA_RATE_REDIS": self.redis.url}
             processes.append(serve_process(self.command(replica), env))
         for replica, process in zip(self.replicas, processes, strict=True):
             replica.served = self.stack.enter_context(process)
@@ -203,13 +208,31 @@ class Cluster:
 
 
 @contextmanager
-def cluster(folder: Path, count: int = 3, *, stateful: bool = False) -> Iterator[Cluster]:
-    """Redis, ``count`` replicas and haproxy in front of them; all stopped at the end."""
+def cluster(
+    folder: Path,
+    count: int = 3,
+    *,
+    stateful: bool = False,
+    app: str = APP,
+    flags: Sequence[str] = (),
+    env: dict[str, str] | None = None,
+) -> Iterator[Cluster]:
+    """Redis, ``count`` replicas of ``app`` and haproxy in front of them; all stopped at
+    the end."""
     haproxy = binary("haproxy", "haproxy")
     redis = Redis(folder)
     redis.start()
     replicas = [Replica(f"r{n + 1}", free_port()) for n in range(count)]
-    deployment = Cluster(redis, replicas, free_port(), (KEY_1,), stateful=stateful)
+    deployment = Cluster(
+        redis,
+        replicas,
+        free_port(),
+        (KEY_1,),
+        stateful=stateful,
+        app=app,
+        flags=tuple(flags),
+        env=dict(env or {}),
+    )
     try:
         with deployment.stack:
             deployment.start_replicas()

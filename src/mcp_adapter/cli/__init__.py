@@ -1,4 +1,4 @@
-"""The ``mcp-adapter`` command: serve, dev, call, inspect, list, check and the
+"""The ``mcp-adapter`` command: serve, dev, worker, call, inspect, list, check and the
 ``make:mcp-*`` generators; the top of the package, it may import any part of it."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as installed_version
 
-from mcp_adapter.cli import calling, check, dev, inspecting, listing, make, serve
+from mcp_adapter.cli import calling, check, dev, inspecting, listing, make, serve, worker
 from mcp_adapter.cli.errors import CliError
 from mcp_adapter.cli.parsing import CliParser
 from mcp_adapter.distribution import DISTRIBUTION, version
@@ -38,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     serve.add_parser(commands, common)
     dev.add_parser(commands, common)
+    worker.add_parser(commands, common)
     calling.add_parser(commands, common)
     inspecting.add_parser(commands, common)
     listing.add_parser(commands, common)

@@ -43,6 +43,8 @@ class ServeOptions:
     redis_url: str | None = field(default=None, repr=False)
     """``--redis``: may hold a password, so never printed."""
     redis_prefix: str | None = None
+    enqueue_only: bool = False
+    """``--enqueue-only``: tasks are enqueued here and run by ``mcp-adapter worker``."""
     # Limits (None: http_app's default; see LIMIT_OPTIONS in cli/limit_flags.py)
     header_timeout: float | None = None
     body_timeout: float | None = None

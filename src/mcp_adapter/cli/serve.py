@@ -30,6 +30,7 @@ from mcp_adapter.cli.settings import (
     options_of,
     request_state_security,
 )
+from mcp_adapter.cli.task_settings import deployed_tasks
 from mcp_adapter.cli.wording import count
 from mcp_adapter.compiled.catalog import Catalog, UnknownToolsetError
 from mcp_adapter.compiled.lifespan import StartupError
@@ -103,7 +104,10 @@ def load_catalog(options: ServeOptions) -> tuple[Catalog, Container]:
         compile_catalog(load_servable(options.target), container, options.target),
         options.toolsets,
     )
-    return catalog, container
+    deployed = deployed_tasks(
+        catalog, options.redis_url, options.redis_prefix, worker=not options.enqueue_only
+    )
+    return deployed, container
 
 
 def build_app(options: ServeOptions) -> Starlette:

@@ -105,8 +105,8 @@ SETTINGS = (
         "redis_url",
         "--redis",
         "text",
-        "the Redis that replicas share (change notifications, resumable streams' events); "
-        "default: none, everything stays in this process",
+        "the Redis that replicas share (change notifications, resumable streams' events, "
+        "tasks); default: none, everything stays in this process",
         "redis://HOST:PORT/DB",
         secret=True,
     ),
@@ -116,6 +116,13 @@ SETTINGS = (
         "text",
         "with --redis: the start of every key, before the server's name (default mcp_adapter)",
         "PREFIX",
+    ),
+    Setting(
+        "enqueue_only",
+        "--enqueue-only",
+        "switch",
+        "with --redis: enqueue tasks but run none here; `mcp-adapter worker` processes "
+        "on the same Redis run them",
     ),
 )
 """Every ``serve`` setting but the limits (``LIMIT_SETTINGS``), in ``--help`` order."""

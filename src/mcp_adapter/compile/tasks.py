@@ -57,6 +57,13 @@ def _settings(tasks: Any, where: str, problems: list[Problem]) -> Tasks | None:
         found.append(f"on_shutdown must be 'cancel' or 'drain', not {tasks.on_shutdown!r}")
     if not isinstance(tasks.url, str) or not tasks.url.startswith(URL_SCHEMES):
         found.append(f"url must be memory:// or a Redis URL, not {tasks.url!r}")
+    elif not tasks.worker and tasks.url.startswith("memory://"):
+        found.append(
+            "worker=False leaves the tasks to worker processes, which a memory:// url "
+            "cannot reach: give a Redis url"
+        )
+    if tasks.name is not None and (not isinstance(tasks.name, str) or not tasks.name.strip()):
+        found.append(f"name must be a non-empty string, not {tasks.name!r}")
     problems.extend(problem((where,), message) for message in found)
     return None if found else tasks
 

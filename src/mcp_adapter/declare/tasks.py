@@ -45,3 +45,11 @@ class Tasks:
     redelivery_timeout: float = 60.0
     """Seconds after which a task whose worker stopped answering is taken by another
     worker (``redis://``), which ends it ``failed``."""
+    name: str | None = None
+    """Docket's name, the start of every key it keeps (default ``mcp-adapter:{server
+    name}``); ``mcp-adapter serve --redis`` puts tasks it holds under
+    ``{--redis-prefix}:{server name}:tasks``, beside the deployment's other keys."""
+    worker: bool = True
+    """Whether the serving process runs a Docket worker for its tasks. ``False``: it only
+    enqueues them, for ``mcp-adapter worker`` processes sharing its Redis ``url`` to run
+    (``mcp-adapter serve --enqueue-only``); it needs a Redis ``url``."""

@@ -1,5 +1,5 @@
 """Tasks on Docket: starting one, reading it, cancelling it, and the worker that runs the
-bodies in the serving process.
+bodies (in the serving process, or in ``mcp-adapter worker`` processes).
 
 Docket keeps everything about a task (its arguments, its state, its result, for
 ``execution_ttl``); this module adds only the MCP side: the owner each task is
@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import anyio
+import anyio.abc
 from mcp import types
 
 from mcp_adapter.declare.tasks import Tasks
@@ -65,7 +66,7 @@ class TaskEngine:
 
     def __init__(self, settings: Tasks, name: str) -> None:
         self.settings = settings
-        self.name = f"mcp-adapter:{name}"
+        self.name = settings.name or f"mcp-adapter:{name}"
         self.url = settings.url
         if self.url == "memory://":  # one store per engine, never shared by accident
             self.url = f"memory://{secrets.token_hex(8)}"
@@ -92,9 +93,10 @@ class TaskEngine:
 
     @asynccontextmanager
     async def serving(self) -> AsyncIterator[None]:
-        """Docket and its worker, for as long as the server serves; at the end, running
-        bodies are drained (``on_shutdown="drain"``, within ``shutdown_grace``) or
-        cancelled, their scopes closed."""
+        """Docket, and its worker unless ``Tasks.worker`` is off (this process then only
+        enqueues), for as long as the server serves; at the end, running bodies are
+        drained (``on_shutdown="drain"``, within ``shutdown_grace``) or cancelled,
+        their scopes closed. ``mcp-adapter worker`` runs exactly this, without serving."""
         from docket import CurrentExecution, Docket, Execution, Worker
 
         async def tool_task(
@@ -107,6 +109,13 @@ class TaskEngine:
         keep = timedelta(seconds=settings.max_ttl)
         async with Docket(name=self.name, url=self.url, execution_ttl=keep) as docket:
             docket.register(tool_task, names=[FUNCTION])
+            if not settings.worker:
+                self._docket = docket
+                try:
+                    yield
+                finally:
+                    self._docket = None
+                return
             worker = Worker(
                 docket,
                 concurrency=settings.max_running,
@@ -115,16 +124,20 @@ class TaskEngine:
                 scheduling_resolution=timedelta(milliseconds=50),
                 schedule_automatic_tasks=False,
             )
-            async with worker, anyio.create_task_group() as group:
-                group.start_soon(worker.run_forever)
+            stop, ended = anyio.Event(), anyio.Event()
+            async with anyio.create_task_group() as group:
+                await group.start(_work, worker, stop, ended)
                 self._docket = docket
                 try:
                     yield
                 finally:
                     with anyio.CancelScope(shield=True):
+                        stop.set()  # Docket's worker takes no more task
                         await self._stop(settings)
+                        with anyio.move_on_after(settings.shutdown_grace):
+                            await ended.wait()  # ... and has recorded the outcomes
                     self._docket = None
-                    group.cancel_scope.cancel()
+                    group.cancel_scope.cancel()  # a worker loop that did not end in time
 
     async def _stop(self, settings: Tasks) -> None:
         """Drain (within the grace) or cancel the bodies running here, and wait until
@@ -142,6 +155,9 @@ class TaskEngine:
     # -- the MCP side ----------------------------------------------------------------
 
     def _admit(self, owner: str, key: str) -> None:
+        """Count ``key`` against the caps, or refuse it (``start`` first gives back the
+        places of tasks that ended out of this process's sight: in a worker, on another
+        replica, or while waiting for input)."""
         settings = self.settings
         if self._count >= settings.max_running:
             raise too_many("max_running", settings.max_running)
@@ -193,8 +209,6 @@ class TaskEngine:
         if not mine:
             del self._running[owner]
         self._count -= 1
-        if not self._bodies and self._idle is not None:
-            self._idle.set()
 
     async def start(self, tool: str, request: Mapping[str, Any], owner: str) -> CreateTaskResult:
         """Enqueue the body; answer the task's handle once Docket holds it."""
@@ -359,9 +373,35 @@ class TaskEngine:
         finally:
             self._bodies.pop(execution.key, None)
             if not waits:  # a task waiting for input keeps its place until it ends
-                self._release(owner, execution.key)
-            elif not self._bodies and self._idle is not None:
-                self._idle.set()
+                self._release(owner, execution.key)  # a no-op for a task another process started
+            if not self._bodies and self._idle is not None:
+                self._idle.set()  # draining: the last body here has ended
+
+
+async def _work(
+    worker: Any,
+    stop: anyio.Event,
+    ended: anyio.Event,
+    *,
+    task_status: anyio.abc.TaskStatus[None],
+) -> None:
+    """Docket's worker, entered, run and left in this one task (its context variables are
+    reset where they were set), until ``stop``. Leaving it stops the loop gracefully: it
+    takes no more task, waits for those it runs and records their outcomes."""
+    try:
+        async with anyio.create_task_group() as loop, worker:
+            await loop.start(_forever, worker)
+            task_status.started()
+            await stop.wait()
+    finally:
+        ended.set()
+
+
+async def _forever(worker: Any, *, task_status: anyio.abc.TaskStatus[None]) -> None:
+    """Docket's worker loop, reported started once it runs (a stop asked before then would
+    be forgotten: the loop clears its stop flag as it starts)."""
+    task_status.started()
+    await worker.run_forever()
 
 
 def _created(execution: Any, record: Mapping[str, Any]) -> datetime:
