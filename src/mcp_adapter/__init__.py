@@ -19,10 +19,12 @@ from mcp.types import Icon
 
 from mcp_adapter.compile.server import compile_server
 from mcp_adapter.compiled.catalog import Catalog
+from mcp_adapter.compiled.handles import StateHandles
 from mcp_adapter.compiled.lifespan import StartupError
 from mcp_adapter.declare.annotations import ToolAnnotations
 from mcp_adapter.declare.apps import APP_MIME_TYPE, ToolUI, supports_apps
 from mcp_adapter.declare.components import Prompt, PromptArgument, Resource, Server, Tool
+from mcp_adapter.declare.handles import StateHandle
 from mcp_adapter.declare.middleware import Call, Middleware, Next, RequestCall, request_stage
 from mcp_adapter.declare.policy import Policy
 from mcp_adapter.declare.request import Identity, McpRequest
@@ -111,6 +113,8 @@ __all__ = [
     "Servable",
     "Server",
     "StartupError",
+    "StateHandle",
+    "StateHandles",
     "SubscriptionLimits",
     "Tool",
     "ToolAnnotations",

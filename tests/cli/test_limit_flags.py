@@ -14,6 +14,7 @@ FLAGS = [
     "--header-timeout", "3", "--body-timeout", "4", "--keep-alive-timeout", "2",
     "--max-connections", "500", "--shutdown-timeout", "6", "--max-sse-streams", "7",
     "--max-sessions", "8", "--max-sessions-per-client", "9", "--session-idle-timeout", "60",
+    "--handle-idle-timeout", "90", "--max-handles", "11", "--max-handles-per-client", "3",
 ]  # fmt: skip
 
 
@@ -33,6 +34,9 @@ def test_every_limit_flag_reaches_the_app_and_survives_the_environment() -> None
         max_sessions=8,
         max_sessions_per_client=9,
         session_idle_timeout=60,
+        handle_idle_timeout=90,
+        max_handles=11,
+        max_handles_per_client=3,
     )
     manager = app.state.mcp_session_manager
     assert (manager.max_sessions, manager.session_idle_timeout) == (8, 60)

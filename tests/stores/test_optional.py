@@ -38,7 +38,9 @@ def test_serving_without_redis_never_imports_it() -> None:
         "print(sorted(name for name in sys.modules if name.startswith('mcp_adapter.stores.')))\n"
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "['mcp_adapter.stores.events', 'mcp_adapter.stores.rates']"
+    assert done.stdout.strip() == (
+        "['mcp_adapter.stores.events', 'mcp_adapter.stores.handles', 'mcp_adapter.stores.rates']"
+    )
 
 
 def test_asking_for_redis_without_the_package_says_how_to_install_it() -> None:

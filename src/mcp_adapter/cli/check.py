@@ -12,7 +12,9 @@ from mcp_adapter.cli.settings import add_container_option
 from mcp_adapter.cli.wording import count
 from mcp_adapter.compile.published import published_schema_problems
 from mcp_adapter.compiled.catalog import Catalog
+from mcp_adapter.compiled.handles import StateHandles
 from mcp_adapter.declare.components import Server, Tool
+from mcp_adapter.declare.handles import StateHandle
 from mcp_adapter.declare.naming import default_name
 from mcp_adapter.errors import CompileError
 from mcp_adapter.errors import problem as declaration_problem
@@ -60,7 +62,7 @@ def session_scoped(container: Container) -> list[str]:
     return sorted(
         type_name(key)
         for key, binding in container.bindings.items()
-        if binding.lifetime is Lifetime.SESSION
+        if binding.lifetime is Lifetime.SESSION and key is not StateHandle
     )
 
 
@@ -90,12 +92,35 @@ def notes(catalog: Catalog | None, container: Container) -> list[str]:
             for kind, name in catalog.http_only()
         )
         lines.extend(asking(catalog))
+        lines.extend(state_handles(catalog))
     sessions = session_scoped(container)
     if sessions:
         lines.append(
             f"note: session-scoped: {', '.join(sessions)}: one per 2025-11-25 session on "
-            "stdio and stateful HTTP; one per request on stateless HTTP and in 2026-07-28"
+            "stdio and stateful HTTP; one per request on stateless HTTP and in 2026-07-28; "
+            "one per state handle for the calls that carry one"
         )
+    return lines
+
+
+def state_handles(catalog: Catalog) -> list[str]:
+    """Which tools mint state handles (they take ``StateHandles``) and which take one back
+    (a ``StateHandle`` field of their input)."""
+    tools = catalog.tools.values()
+    minting = [repr(tool.name) for tool in tools if StateHandles in tool.contexts]
+    taking = [
+        f"{tool.name!r} (argument {tool.handle.wire!r})"
+        for tool in tools
+        if tool.handle is not None
+    ]
+    lines: list[str] = []
+    if minting:
+        lines.append(
+            "note: tools that mint or close state handles (they take StateHandles): "
+            + ", ".join(minting)
+        )
+    if taking:
+        lines.append(f"note: tools that take a state handle: {', '.join(taking)}")
     return lines
 
 

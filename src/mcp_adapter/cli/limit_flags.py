@@ -108,6 +108,26 @@ LIMIT_OPTIONS = (
         f"(default {defaults.DEFAULT_SESSION_IDLE_TIMEOUT:g})",
         stateful_only=True,
     ),
+    LimitOption(
+        "handle_idle_timeout",
+        float,
+        "SECONDS",
+        "finalize a state handle with no call for this long "
+        f"(default {defaults.DEFAULT_HANDLE_IDLE_TIMEOUT:g})",
+    ),
+    LimitOption(
+        "max_handles",
+        int,
+        "N",
+        f"open state handles at most, a tool error beyond (default {defaults.DEFAULT_MAX_HANDLES})",
+    ),
+    LimitOption(
+        "max_handles_per_client",
+        int,
+        "N",
+        "open state handles per client (token principal, else address) at most "
+        f"(default {defaults.DEFAULT_MAX_HANDLES_PER_CLIENT})",
+    ),
 )
 
 

@@ -57,6 +57,9 @@ class ServeOptions:
     session_idle_timeout: float | None = None
     max_calls: int | None = None
     max_calls_per_client: int | None = None
+    handle_idle_timeout: float | None = None
+    max_handles: int | None = None
+    max_handles_per_client: int | None = None
     sys_path: tuple[str, ...] = field(default=(), compare=False)
     debug: bool = field(default=False, compare=False)
     """``--debug``: the processes ``--reload`` and ``--workers`` start print tracebacks too."""

@@ -35,6 +35,7 @@ from container import (
 )
 from mcp_adapter.compile.handlers import is_resolved, reroot
 from mcp_adapter.compiled import context as context_values
+from mcp_adapter.declare.handles import StateHandle
 from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.errors import problem
 from schemas import Schema
@@ -102,8 +103,8 @@ def split_parameters(
         key = param.key
         if param.variadic or _injected_by_type(key) or is_resolved(param):
             continue  # plan_function reports *args/**kwargs and fills the requests
-        if _has_field_info(param) or key is EMPTY:
-            arguments.append(param)
+        if _has_field_info(param) or key is EMPTY or key is StateHandle:
+            arguments.append(param)  # a StateHandle parameter: the handle the client passes
         elif not isinstance(key, type) or key.__module__ == "builtins":
             arguments.append(param)  # JSON-native: never a service, even if bound
         elif key in bound:

@@ -18,6 +18,7 @@ from mcp.server.caching import validate_cache_hints
 from container import Container, Problem
 from mcp_adapter.compile.apps import view_problems
 from mcp_adapter.compile.contexts import given_by, ungiven, ungiven_layers
+from mcp_adapter.compile.handles import handle_problems, with_handle
 from mcp_adapter.compile.lifespan import compile_lifespan
 from mcp_adapter.compile.middleware import plan_layers
 from mcp_adapter.compile.parts import checked_name, description_of, policy_hooks, timeout_of
@@ -167,7 +168,7 @@ def compile_server(
         if tool is not None:
             tools.append(tool)
     tools.extend(extra_tools)
-    tools = [served.apply(tool) for tool in tools]
+    tools = [with_handle(served.apply(tool), problems) for tool in tools]
     tool_table = _unique("tool name", tools, lambda t: t.name, problems)
     resources = [
         served.apply(r)
@@ -191,6 +192,7 @@ def compile_server(
     given = given_by(request_layers)
     problems.extend(ungiven_layers(layers, f"server {where}", given, container))
     problems.extend(ungiven(_owned(tools, resources, prompts), given, container, layers))
+    problems.extend(handle_problems(_owned(tools, resources, prompts)))
     lifespan = compile_lifespan(server, container, problems)
     cache_hints = _cache_hints(server, problems)
     tasks = compile_tasks(tools, server.tasks, f"{where}.tasks", problems)

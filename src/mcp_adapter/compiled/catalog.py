@@ -16,6 +16,7 @@ from starlette.requests import Request as HttpRequest
 
 from container import Container
 from mcp_adapter.compiled.handlers import HandlerPlan, Layer
+from mcp_adapter.compiled.handles import HandleField
 from mcp_adapter.compiled.lifespan import CompiledLifespan
 from mcp_adapter.compiled.resolvers import ResolverPlan, in_order
 from mcp_adapter.declare.components import DEFAULT_THREADS, PromptArgument
@@ -182,6 +183,9 @@ class CompiledTool(CompiledComponent):
     ``None``: a class tool's ``handle()`` returns responses."""
     task_support: str = field(default="forbidden", kw_only=True)
     """``"forbidden"``, ``"optional"`` or ``"required"``: whether it may run as a task."""
+    handle: HandleField | None = field(default=None, kw_only=True, repr=False)
+    """The input field that takes a state handle back (``compile.handles``); ``None``: its
+    calls open no handle's session, and pay nothing for handles."""
 
     def revalidate(self, arguments: Mapping[str, Any]) -> Any:
         """Arguments middleware changed, validated into the input contract again."""

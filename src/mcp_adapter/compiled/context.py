@@ -23,6 +23,8 @@ from mcp.server.auth.provider import AccessToken, principal_components
 from starlette.requests import Request as HttpRequest
 
 from container import Container, Lifetime, ProviderKind, type_name
+from mcp_adapter.compiled.handles import HandleDesk, StateHandles
+from mcp_adapter.declare.handles import StateHandle
 from mcp_adapter.declare.request import Identity, McpRequest
 from mcp_adapter.notifications import ClientLogger, Progress
 from mcp_adapter.notifications.notifier import notifier_of
@@ -34,9 +36,12 @@ PROVIDED: tuple[type, ...] = (
     HttpRequest,
     Progress,
     ClientLogger,
+    StateHandles,
+    StateHandle,
 )
 """What the adapter gives each request scope (``Identity`` and ``AccessToken`` when
-the caller is authenticated, the HTTP ``Request`` on HTTP only)."""
+the caller is authenticated, the HTTP ``Request`` on HTTP only, ``StateHandle`` to the
+calls of a handle, from its session: ``compile.handles`` checks who may take it)."""
 
 
 def declare(container: Container) -> None:
@@ -45,7 +50,8 @@ def declare(container: Container) -> None:
     for key in PROVIDED:
         found = container.binding(key)
         if found is None or found.kind is not ProviderKind.CONTEXT:
-            container.context(key, Lifetime.SCOPED)
+            lifetime = Lifetime.SESSION if key is StateHandle else Lifetime.SCOPED
+            container.context(key, lifetime)
     notifier_of(container)
 
 
@@ -62,11 +68,17 @@ def needed(container: Container, keys: Any) -> frozenset[Any]:
 class RequestValues(Mapping[Any, Any]):
     """A request scope's context: read from the ``McpRequest`` when a service asks."""
 
-    __slots__ = ("_caller", "request")
+    __slots__ = ("_caller", "_handles", "request")
 
-    def __init__(self, request: McpRequest, caller: AccessToken | None = None) -> None:
+    def __init__(
+        self,
+        request: McpRequest,
+        caller: AccessToken | None = None,
+        handles: HandleDesk | None = None,
+    ) -> None:
         self.request = request
         self._caller = caller
+        self._handles = handles
 
     def __getitem__(self, key: Any) -> Any:
         value: Any = None
@@ -82,6 +94,8 @@ class RequestValues(Mapping[Any, Any]):
             value = Progress(self.request)
         elif key is ClientLogger:
             value = ClientLogger(self.request)
+        elif key is StateHandles and self._handles is not None:
+            value = StateHandles(self._handles, client_of(self.request.context, self._caller))
         else:
             value = self.request.provided.get(key)
         if value is None:
@@ -95,6 +109,8 @@ class RequestValues(Mapping[Any, Any]):
     def __contains__(self, key: object) -> bool:
         if key is Progress or key is ClientLogger:
             return True  # every request has them (built only when asked for)
+        if key is StateHandles:
+            return self._handles is not None
         try:
             self[key]
         except KeyError:

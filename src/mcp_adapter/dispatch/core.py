@@ -13,7 +13,7 @@ from mcp import MCPError, types
 from mcp.server.auth.provider import AccessToken
 from pydantic import ValidationError
 
-from container import Container, Scope, SessionScope
+from container import Container, Lifetime, ProviderKind, Scope, SessionScope
 from mcp_adapter.compiled.catalog import (
     Catalog,
     CompiledComponent,
@@ -22,6 +22,7 @@ from mcp_adapter.compiled.catalog import (
 )
 from mcp_adapter.compiled.context import RequestValues
 from mcp_adapter.compiled.handlers import Offload
+from mcp_adapter.compiled.handles import HandleDesk
 from mcp_adapter.declare.middleware import Call, RequestCall
 from mcp_adapter.declare.request import McpRequest, Transport, freeze
 from mcp_adapter.dispatch import telemetry
@@ -49,6 +50,7 @@ from mcp_adapter.input.asking import Asked, answered
 from mcp_adapter.input.resolution import MAX_INPUT_ROUNDS, Resolution, Retry
 from mcp_adapter.interrupts import cancelled_for_real
 from mcp_adapter.sdk_compat import connection_of
+from mcp_adapter.stores.handles import HandleStore
 from schemas import Contract, render, summarize
 
 T = TypeVar("T")
@@ -76,6 +78,7 @@ class DispatchCore:
         caller: AccessToken | None = None,
         threads: Threads | None = None,
         calls: CallsInFlight | None = None,
+        handles: HandleStore | None = None,
     ) -> None:
         self.catalog = catalog
         self.container = container
@@ -87,6 +90,9 @@ class DispatchCore:
         of one app: ``serving.toolsets``)."""
         self.calls = calls
         """The bound on calls in flight (per client and in all); ``None``: unbounded."""
+        self.handles = HandleDesk.of(container, handles)
+        """The state handles of this server's callers (shared with the other dispatchers of
+        one app), in memory by default."""
         self._on_loop = OnLoop(self)
         self._on_thread = OnThread(self)
         self._otel = telemetry.switch(catalog.server)
@@ -98,7 +104,10 @@ class DispatchCore:
     def _load(self, catalog: Catalog) -> None:
         self.catalog = catalog
         self._generation = self.container.generation
-        self._sessions = self.container.has_sessions
+        self._sessions = any(  # a session-level context value alone (StateHandle) needs none
+            binding.lifetime is Lifetime.SESSION and binding.kind is not ProviderKind.CONTEXT
+            for binding in self.container.bindings.values()
+        )
         size = catalog.page_size
         tools = list(catalog.tools.values())
         self._tool_pages = {
@@ -168,10 +177,15 @@ class DispatchCore:
             rebuild = self.catalog.rebuild
             self._load(rebuild(self.container) if rebuild is not None else self.catalog)
 
-    def scope(self, ctx: Any, request: McpRequest | None) -> Scope:
+    def scope(
+        self, ctx: Any, request: McpRequest | None, session: SessionScope | None = None
+    ) -> Scope:
         """The scope of one call: given the request's context values when it has one, and
-        opened in the MCP session's scope when the container has session-scoped bindings."""
-        values = None if request is None else RequestValues(request, self.caller)
+        opened in ``session`` (a state handle's) when given, else in the MCP session's
+        scope when the container has session-scoped bindings."""
+        values = None if request is None else RequestValues(request, self.caller, self.handles)
+        if session is not None:
+            return session.scope(context=values)
         if self._sessions:
             session = self._session(ctx)
             if session is not None:

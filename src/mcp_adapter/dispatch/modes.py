@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 import anyio
 import anyio.from_thread
 
-from container import Scope
+from container import Scope, SessionScope
 from mcp_adapter.compiled.catalog import CompiledComponent
 from mcp_adapter.compiled.handlers import HandlerPlan, Offload
 from mcp_adapter.declare.request import McpRequest
@@ -51,7 +51,9 @@ T = TypeVar("T")
 class Dispatching(Protocol):
     """What a mode takes from the dispatcher it runs the stages of (``core.DispatchCore``)."""
 
-    def scope(self, ctx: Any, request: McpRequest | None) -> Scope: ...
+    def scope(
+        self, ctx: Any, request: McpRequest | None, session: SessionScope | None = None
+    ) -> Scope: ...
 
     async def visible(
         self,
@@ -102,7 +104,7 @@ class OnLoop(_Stages):
     call = staticmethod(HandlerPlan.invoke)
 
     def __init__(self, dispatcher: Dispatching) -> None:
-        self.scope: Callable[[Any, McpRequest | None], Any] = dispatcher.scope
+        self.scope: Callable[..., Any] = dispatcher.scope
         self.visible: Callable[..., Awaitable[tuple[bool, bool]]] = dispatcher.visible
 
 
@@ -114,8 +116,10 @@ class OnThread(_Stages):
     def __init__(self, dispatcher: Dispatching) -> None:
         self.dispatcher = dispatcher
 
-    def scope(self, ctx: Any, request: McpRequest | None) -> _ClosedHere:
-        return _ClosedHere(self.dispatcher.scope(ctx, request))
+    def scope(
+        self, ctx: Any, request: McpRequest | None, session: SessionScope | None = None
+    ) -> _ClosedHere:
+        return _ClosedHere(self.dispatcher.scope(ctx, request, session))
 
     async def call(
         self,
@@ -150,8 +154,10 @@ class OnWorker(_Stages):
         self.dispatcher = dispatcher
         self.worker = worker
 
-    def scope(self, ctx: Any, request: McpRequest | None) -> _ClosedOnWorker:
-        return _ClosedOnWorker(self.dispatcher.scope(ctx, request), self.worker)
+    def scope(
+        self, ctx: Any, request: McpRequest | None, session: SessionScope | None = None
+    ) -> _ClosedOnWorker:
+        return _ClosedOnWorker(self.dispatcher.scope(ctx, request, session), self.worker)
 
     async def visible(
         self, component: CompiledComponent, scope: Scope, request: McpRequest | None
@@ -196,7 +202,9 @@ class OnLoopWithWorker(OnLoop):
     def __init__(self, dispatcher: Dispatching, worker: Worker) -> None:
         super().__init__(dispatcher)
         scope = self.scope
-        self.scope = lambda ctx, request: _ClosedAfterWorker(scope(ctx, request), worker)
+        self.scope = lambda ctx, request, session=None: _ClosedAfterWorker(
+            scope(ctx, request, session), worker
+        )
         self.visible = functools.partial(dispatcher.visible, threads=worker)
         self.worker = worker
 

@@ -17,7 +17,7 @@ from mcp_adapter.compiled.catalog import (
 )
 from mcp_adapter.declare.middleware import Call, RequestCall
 from mcp_adapter.declare.request import McpRequest
-from mcp_adapter.dispatch import stage, telemetry
+from mcp_adapter.dispatch import handles, stage, telemetry
 from mcp_adapter.dispatch.cache_hints import hinted
 from mcp_adapter.dispatch.chain import through
 from mcp_adapter.dispatch.core import Given, Mode
@@ -117,16 +117,24 @@ class ToolCalls(TaskCalls):
                 return started
         request = self.request(ctx, given, arguments=arguments) if tool.needs_request else None
         place = None if self.calls is None else self.calls.admit(ctx, self.caller)
+        held = None
         try:
+            if tool.handle is not None:  # its calls run in the session of the handle they carry
+                store = self.handles.store
+                held = await handles.take(store, tool.handle, ctx, self.caller, arguments)
             if tool.timeout is None:
-                outcome = await self._call_tool(tool, ctx, arguments, request, tracing, place)
+                outcome = await self._call_tool(
+                    tool, ctx, arguments, request, tracing, place, held=held
+                )
                 if isinstance(outcome, Asked):
-                    return await self._ask(outcome, tool, ctx, arguments, tracing, place)
+                    return await self._ask(outcome, tool, ctx, arguments, tracing, place, held)
                 return outcome
             with anyio.move_on_after(tool.timeout):
-                outcome = await self._call_tool(tool, ctx, arguments, request, tracing, place)
+                outcome = await self._call_tool(
+                    tool, ctx, arguments, request, tracing, place, held=held
+                )
                 if isinstance(outcome, Asked):
-                    return await self._ask(outcome, tool, ctx, arguments, tracing, place)
+                    return await self._ask(outcome, tool, ctx, arguments, tracing, place, held)
                 return outcome
             return timed_out(tool.timeout, self._timed_out("tool", tool.name, tool.timeout))
         except MCPError:
@@ -144,6 +152,8 @@ class ToolCalls(TaskCalls):
         finally:
             if place is not None:
                 place.release()
+            if held is not None and held.record is not None:
+                await self.handles.store.release(held.record)
 
     def _call_tool(
         self,
@@ -154,18 +164,19 @@ class ToolCalls(TaskCalls):
         tracing: Tracing | None,
         place: Place | None,
         retry: Retry | None = None,
+        held: handles.Held | None = None,
     ) -> Awaitable[types.CallToolResult | types.InputRequiredResult | Asked]:
         """One round of the call (see ``dispatch.modes`` for where its parts run)."""
         if tool.borrows:
-            body = functools.partial(self._tool_round, tool, ctx, arguments, request, retry)
+            body = functools.partial(self._tool_round, tool, ctx, arguments, request, retry, held)
             return self._mode(tool, body, tracing, place)()
         run: Mode = self._on_thread if tool.thread_bound else self._on_loop
         if tracing is not None:
             run = tracing.on(run)
         if tool.thread_bound:
-            call = functools.partial(self._tool, run, tool, ctx, arguments, request, retry)
+            call = functools.partial(self._tool, run, tool, ctx, arguments, request, retry, held)
             return self.threads.run(drive, call)
-        return self._tool(run, tool, ctx, arguments, request, retry)
+        return self._tool(run, tool, ctx, arguments, request, retry, held)
 
     def _tool_round(
         self,
@@ -174,9 +185,10 @@ class ToolCalls(TaskCalls):
         arguments: Mapping[str, Any],
         request: McpRequest | None,
         retry: Retry | None,
+        held: handles.Held | None,
         run: Mode,
     ) -> Awaitable[types.CallToolResult | types.InputRequiredResult | Asked]:
-        return self._tool(run, tool, ctx, arguments, request, retry)
+        return self._tool(run, tool, ctx, arguments, request, retry, held)
 
     async def _ask(
         self,
@@ -186,6 +198,7 @@ class ToolCalls(TaskCalls):
         arguments: Mapping[str, Any],
         tracing: Tracing | None,
         place: Place | None,
+        held: handles.Held | None = None,
     ) -> types.CallToolResult | types.InputRequiredResult:
         """2025-11-25: the round that asked is over (its scope closed); ask the client here,
         on the loop, and call again in a new round with the answers, as a retry would."""
@@ -195,7 +208,9 @@ class ToolCalls(TaskCalls):
                 request, retry = await self.answered(ctx, asked)
             except TimeoutError:
                 return input_timed_out(self.catalog.input_timeout)
-            outcome = await self._call_tool(tool, ctx, arguments, request, tracing, place, retry)
+            outcome = await self._call_tool(
+                tool, ctx, arguments, request, tracing, place, retry, held
+            )
             if not isinstance(outcome, Asked):
                 return outcome
             if rounds == MAX_INPUT_ROUNDS:
@@ -211,14 +226,19 @@ class ToolCalls(TaskCalls):
         arguments: Mapping[str, Any],
         request: McpRequest | None,
         retry: Retry | None = None,
+        held: handles.Held | None = None,
     ) -> types.CallToolResult | types.InputRequiredResult | Asked:
-        """One round in a scope of its own: a result, or the 2025-11-25 question it asked."""
-        async with run.scope(ctx, request) as scope:
+        """One round in a scope of its own (in a state handle's session when it carries
+        one): a result, or the 2025-11-25 question it asked."""
+        session = None if held is None or held.record is None else held.record.session
+        async with run.scope(ctx, request, session) as scope:
             if tool.hooks.any:
                 await self._gate(run, "tool", tool, scope, request)
             payload, errors = run.check_wire(tool.input.check_wire, arguments)
             if errors:
                 return invalid_arguments(errors)
+            if held is not None and tool.handle and not handles.matches(held, tool.handle, payload):
+                return handles.unknown_handle(tool.handle)
             inputs: Resolution | None = None
             if tool.inputs:  # the input phase: only for a tool that takes resolved values
                 named = tool.arguments(payload)

@@ -25,10 +25,11 @@ from mcp_adapter.serving.events import Resumability
 from mcp_adapter.serving.host_security import default_transport_security
 from mcp_adapter.serving.lifespan import serve_lifespan
 from mcp_adapter.serving.limits import HttpLimits
-from mcp_adapter.serving.lowlevel import build_sdk_server
+from mcp_adapter.serving.lowlevel import build_sdk_server, uses_handles
 from mcp_adapter.serving.replicas import Readiness, bus_of, resumability_of, shared_redis
 from mcp_adapter.serving.servable import Servable, catalog_of
 from mcp_adapter.serving.toolsets import TOOLSET_PATH_PARAM, ToolsetRouter
+from mcp_adapter.stores.handles import MemoryHandles
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -132,6 +133,7 @@ def http_app(
     resumability = resumability_of(shared, resumability, stateless=stateless)
     readiness = Readiness.of(shared, subscription_bus)
     calls = CallsInFlight(limits.max_calls, limits.max_calls_per_client)
+    handles = MemoryHandles(limits.handles)
     server = build_sdk_server(
         catalog,
         container,
@@ -142,9 +144,11 @@ def http_app(
         subscription_bus=subscription_bus,
         subscription_limits=subscription_limits,
         delivery=Delivery(listen=not json_response, sessions=not stateless),
+        handles=handles,
     )
     if len(catalog.toolsets) > 1:  # one toolset: every selection the gate lets in is all
-        ToolsetRouter(catalog, container, threads=threads, calls=calls).install(server)
+        router = ToolsetRouter(catalog, container, threads=threads, calls=calls, handles=handles)
+        router.install(server)
     if configure is not None:
         configure(server)
     manager = session_manager(
@@ -174,6 +178,8 @@ def http_app(
             elif close_container:
                 stack.push_async_callback(container.aclose)
             await stack.enter_async_context(readiness.serving())
+            if uses_handles(catalog):
+                await stack.enter_async_context(handles.running())
             await stack.enter_async_context(manager.run())
             yield
 

@@ -16,6 +16,13 @@ from dataclasses import dataclass
 
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 
+from mcp_adapter.stores.handles import DEFAULT_HANDLE_IDLE_TIMEOUT as DEFAULT_HANDLE_IDLE_TIMEOUT
+from mcp_adapter.stores.handles import DEFAULT_MAX_HANDLES as DEFAULT_MAX_HANDLES
+from mcp_adapter.stores.handles import (
+    DEFAULT_MAX_HANDLES_PER_CLIENT as DEFAULT_MAX_HANDLES_PER_CLIENT,
+)
+from mcp_adapter.stores.handles import HandleLimits
+
 DEFAULT_MAX_BODY_SIZE: int = DEFAULT_MAX_REQUEST_BODY_SIZE
 """4 MiB, the SDK's default."""
 DEFAULT_HEADER_TIMEOUT = 10.0
@@ -71,9 +78,32 @@ class HttpLimits:
     max_calls_per_client: int | None = DEFAULT_MAX_CALLS_PER_CLIENT
     """Calls in flight per client (token principal, else peer address), counted as
     ``max_calls``; one more is refused with ``-32004``."""
+    handle_idle_timeout: float | None = DEFAULT_HANDLE_IDLE_TIMEOUT
+    """Seconds a state handle with no call in flight is kept after its last use, then
+    finalized (docs/state.md)."""
+    max_handles: int | None = DEFAULT_MAX_HANDLES
+    """Open state handles at most; ``StateHandles.open()`` beyond is a tool error."""
+    max_handles_per_client: int | None = DEFAULT_MAX_HANDLES_PER_CLIENT
+    """Open state handles per client (token principal, else peer address)."""
+
+    @property
+    def handles(self) -> HandleLimits:
+        """The state handle limits, as the handle store takes them."""
+        return HandleLimits(
+            idle_timeout=self.handle_idle_timeout,
+            max_per_client=self.max_handles_per_client,
+            max_handles=self.max_handles,
+        )
 
     def __post_init__(self) -> None:
-        for name in ("header_timeout", "body_timeout", "shutdown_timeout", "session_idle_timeout"):
+        timeouts = (
+            "header_timeout",
+            "body_timeout",
+            "shutdown_timeout",
+            "session_idle_timeout",
+            "handle_idle_timeout",
+        )
+        for name in timeouts:
             value = getattr(self, name)
             if value is not None and not (math.isfinite(value) and value > 0):
                 raise ValueError(f"{name} must be a positive number of seconds or None")
@@ -86,6 +116,8 @@ class HttpLimits:
             "max_sessions_per_client",
             "max_calls",
             "max_calls_per_client",
+            "max_handles",
+            "max_handles_per_client",
         )
         for name in counts:
             value = getattr(self, name)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
 from typing import Any
 
 from mcp.server import Server as SdkServer
@@ -13,6 +14,7 @@ from mcp.shared.inbound import X_MCP_HEADER_KEY
 
 from container import Container
 from mcp_adapter.compiled.catalog import Catalog, CompiledPrompt, CompiledResource
+from mcp_adapter.compiled.handles import StateHandles
 from mcp_adapter.declare.request import Transport
 from mcp_adapter.dispatch import Dispatcher
 from mcp_adapter.dispatch.inflight import CallsInFlight
@@ -26,6 +28,7 @@ from mcp_adapter.notifications.serve import (
     NotifyingServer,
 )
 from mcp_adapter.serving.apps import declare_apps, resources_listing, tools_listing
+from mcp_adapter.stores.handles import HandleStore, MemoryHandles
 from mcp_adapter.tasks.engine import TaskEngine
 from mcp_adapter.tasks.extension import TasksExtension, install, with_tasks
 from mcp_adapter.tasks.watch import TaskWatch
@@ -58,6 +61,7 @@ def build_sdk_server(
     subscription_bus: BusChoice = None,
     subscription_limits: SubscriptionLimits | None = None,
     delivery: Delivery | None = None,
+    handles: HandleStore | None = None,
 ) -> SdkServer[Any]:
     """A low-level SDK server whose handlers are the dispatcher's.
 
@@ -77,12 +81,25 @@ def build_sdk_server(
     within ``subscription_limits``, as far as ``delivery`` says the transport
     carries them; the container's ``Notifier`` publishes on the bus while the
     server serves (its lifespan).
+
+    State handles (docs/state.md) are kept in ``handles``, whose owner runs
+    ``handles.running()`` (the sweep of expired handles, and every handle finalized
+    at its end) around serving: ``http_app`` does. Without it, the server keeps
+    its own in memory, with the default limits, and its lifespan runs that.
     """
     # bound first: binding it moves the container's generation, which the dispatcher
     # would otherwise read as an override to recompile for
     notifier = notifier_of(container)
+    own_handles = handles is None
+    handles = MemoryHandles() if handles is None else handles
     dispatcher = Dispatcher(
-        catalog, container, transport=transport, caller=caller, threads=threads, calls=calls
+        catalog,
+        container,
+        transport=transport,
+        caller=caller,
+        threads=threads,
+        calls=calls,
+        handles=handles,
     )
     handlers: dict[str, Any] = {}
     if catalog.tools:
@@ -129,6 +146,8 @@ def build_sdk_server(
         if notifications.listening is not None:
             notifications.listening.followed = TaskWatch(engine, dispatcher.request)
         lifespan = with_tasks(lifespan, engine)
+    if own_handles and uses_handles(catalog):
+        lifespan = _with_handles(lifespan, handles)
     server = NotifyingServer(
         catalog.name,
         get_tool_input_schema=header_schemas(catalog),
@@ -151,3 +170,21 @@ def build_sdk_server(
     security = request_state_security or RequestStateSecurity.ephemeral()
     server.middleware.append(RequestStateBoundary(security, default_audience=catalog.name))
     return server
+
+
+def uses_handles(catalog: Catalog) -> bool:
+    """Whether a tool mints (takes ``StateHandles``) or takes back a state handle: else
+    no handle store runs."""
+    return catalog.takes(StateHandles) or any(t.handle for t in catalog.tools.values())
+
+
+def _with_handles(lifespan: Any, store: HandleStore) -> Any:
+    """``lifespan`` inside the store's own: its sweep runs while the server serves, and
+    every handle left open is finalized when it stops."""
+
+    @asynccontextmanager
+    async def serving(server: Any) -> AsyncIterator[Any]:
+        async with store.running(), lifespan(server) as state:
+            yield state
+
+    return serving

@@ -21,6 +21,7 @@ from mcp_adapter.dispatch.inflight import CallsInFlight
 from mcp_adapter.dispatch.threads import Threads
 from mcp_adapter.errors import unknown
 from mcp_adapter.serving.lowlevel import build_sdk_server
+from mcp_adapter.stores.handles import HandleStore
 
 TOOLSETS_HEADER = "x-mcp-toolsets"
 """Request header naming the toolsets a client wants, comma-separated."""
@@ -120,12 +121,15 @@ class ToolsetRouter:
         *,
         threads: Threads | None = None,
         calls: CallsInFlight | None = None,
+        handles: HandleStore | None = None,
     ) -> None:
         self.catalog = catalog
         self.container = container
         self.threads = threads
-        """The app's worker threads and its calls in flight: one for every selection."""
+        """The app's worker threads, its calls in flight and its state handles: one for
+        every selection."""
         self.calls = calls
+        self.handles = handles
         self._full: dict[str, Handler] = {}
         self._selected: dict[frozenset[str], dict[str, Handler]] = {}
 
@@ -147,6 +151,7 @@ class ToolsetRouter:
             transport="http",
             threads=self.threads,
             calls=self.calls,
+            handles=self.handles,
         )
         handlers: dict[str, Handler] = {}
         for method in TOOL_METHODS:

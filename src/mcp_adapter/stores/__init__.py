@@ -1,6 +1,7 @@
 """State that outlives a request: events of resumable streams, rate counts, change
-notifications. Each protocol has an in-memory store (one process) and a Redis one
-(replicas sharing one Redis: ``pip install 'mcp-adapter-di[redis]'``).
+notifications, state handles. Each protocol has an in-memory store (one process) and,
+but for state handles, a Redis one (replicas sharing one Redis:
+``pip install 'mcp-adapter-di[redis]'``).
 
 Imports nothing of the package but its root modules, so every part above may use it.
 The Redis stores are imported when first asked for: serving without Redis never
@@ -10,6 +11,7 @@ imports ``redis``.
 from typing import TYPE_CHECKING, Any
 
 from mcp_adapter.stores.events import EventLog, InMemoryEventLog, StoredEvent
+from mcp_adapter.stores.handles import HandleLimits, HandleStore, MemoryHandles, TooManyHandles
 from mcp_adapter.stores.rates import InMemoryRateStore, Rate, RateStore
 
 if TYPE_CHECKING:
@@ -39,6 +41,10 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "EventLog",
+    "HandleLimits",
+    "HandleStore",
+    "MemoryHandles",
+    "TooManyHandles",
     "InMemoryEventLog",
     "InMemoryRateStore",
     "Rate",

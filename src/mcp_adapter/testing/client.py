@@ -28,6 +28,7 @@ from mcp_adapter.declare.request import Identity
 from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id
 from mcp_adapter.serving.lowlevel import build_sdk_server
 from mcp_adapter.serving.servable import Servable, catalog_of
+from mcp_adapter.stores.handles import MemoryHandles
 from mcp_adapter.testing.result import McpResult
 
 Protocol = Literal["2026-07-28", "2025-11-25"]
@@ -105,8 +106,10 @@ class McpTestClient:
         self.catalog = catalog_of(server, container)
         self.caller = token if identity is None else token_for(identity)
         """The verified token every call carries, or ``None`` (anonymous)."""
+        self.handles = MemoryHandles()
+        """Its state handles: they live across calls, and are finalized by :meth:`aclose`."""
         self.sdk_server = build_sdk_server(
-            self.catalog, container, transport="memory", caller=self.caller
+            self.catalog, container, transport="memory", caller=self.caller, handles=self.handles
         )
         self.protocol = protocol
         self.capabilities = dict(capabilities or {})
@@ -114,11 +117,12 @@ class McpTestClient:
         self._ids = itertools.count(1)
 
     async def aclose(self) -> None:
-        """Close the container derived for ``overrides=`` (its singletons' finalizers run).
+        """Finalize the state handles left open, and close the container derived for
+        ``overrides=`` (its singletons' finalizers run).
 
-        The container you passed is never closed here; without ``overrides``
-        this does nothing.
+        The container you passed is never closed here.
         """
+        await self.handles.aclose()
         if self._owns_container:
             await self.container.aclose()
 
