@@ -11,7 +11,7 @@ import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -207,6 +207,16 @@ class Cluster:
         )
 
 
+Balancer = Callable[[Path, Cluster], list[str]]
+"""Writes a balancer's configuration for a deployment into a folder; answers its command."""
+
+
+def haproxy(folder: Path, deployment: Cluster) -> list[str]:
+    config = folder / "haproxy.cfg"
+    config.write_text(deployment.haproxy_config())
+    return [binary("haproxy", "haproxy"), "-f", str(config), "-db"]
+
+
 @contextmanager
 def cluster(
     folder: Path,
@@ -216,10 +226,10 @@ def cluster(
     app: str = APP,
     flags: Sequence[str] = (),
     env: dict[str, str] | None = None,
+    balancer: Balancer = haproxy,
 ) -> Iterator[Cluster]:
-    """Redis, ``count`` replicas of ``app`` and haproxy in front of them; all stopped at
-    the end."""
-    haproxy = binary("haproxy", "haproxy")
+    """Redis, ``count`` replicas of ``app`` and a balancer (haproxy unless told) in front
+    of them; all stopped at the end."""
     redis = Redis(folder)
     redis.start()
     replicas = [Replica(f"r{n + 1}", free_port()) for n in range(count)]
@@ -235,22 +245,22 @@ def cluster(
     )
     try:
         with deployment.stack:
+            command = balancer(folder, deployment)
             deployment.start_replicas()
-            config = folder / "haproxy.cfg"
-            config.write_text(deployment.haproxy_config())
-            balancer = subprocess.Popen(
-                [haproxy, "-f", str(config), "-db"],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
+            running = subprocess.Popen(
+                command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
             )
             try:
                 wait_until(
-                    lambda: _answers(f"http://127.0.0.1:{deployment.port}/readyz"),
-                    "haproxy forwarding",
+                    lambda: (
+                        running.poll() is None
+                        and _answers(f"http://127.0.0.1:{deployment.port}/readyz")
+                    ),
+                    f"{Path(command[0]).name} forwarding",
                 )
                 yield deployment
             finally:
-                stop(balancer)  # type: ignore[arg-type]
+                stop(running)  # type: ignore[arg-type]
                 deployment.stop_replicas()
     finally:
         redis.stop()

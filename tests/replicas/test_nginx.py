@@ -11,7 +11,6 @@ the reason when ``nginx`` is missing, failed instead with ``CI=true``.
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,18 +21,8 @@ from mcp import types
 from mcp.shared.subscriptions import ResourceUpdated
 
 from tests.notifications.support import next_event
-from tests.replicas.cluster import (
-    KEY_1,
-    Cluster,
-    Redis,
-    Replica,
-    _answers,
-    binary,
-    free_port,
-    wait_until,
-)
+from tests.replicas.cluster import Cluster, Replica, binary, cluster
 from tests.replicas.test_replicas import ADA, BOB, TIMEOUT, connect, text
-from tests.serving.harness import stop
 
 pytestmark = pytest.mark.anyio
 
@@ -77,38 +66,16 @@ def configuration(folder: Path, port: int, replicas: list[Replica]) -> str:
     return MAIN.format(folder=folder, documented=documented)
 
 
+def nginx(folder: Path, deployment: Cluster) -> list[str]:
+    config = folder / "nginx.conf"
+    config.write_text(configuration(folder, deployment.port, deployment.replicas))
+    return [binary("nginx", "nginx-light"), "-p", str(folder), "-c", str(config), "-e", "stderr"]
+
+
 @pytest.fixture(scope="module")
 def behind_nginx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    nginx = binary("nginx", "nginx-light")
-    folder = tmp_path_factory.mktemp("nginx")
-    redis = Redis(folder)
-    redis.start()
-    replicas = [Replica(f"r{n + 1}", free_port()) for n in range(3)]
-    deployment = Cluster(redis, replicas, free_port(), (KEY_1,))
-    try:
-        with deployment.stack:
-            deployment.start_replicas()
-            config = folder / "nginx.conf"
-            config.write_text(configuration(folder, deployment.port, replicas))
-            balancer = subprocess.Popen(
-                [nginx, "-p", str(folder), "-c", str(config), "-e", "stderr"],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-            )
-            try:
-                wait_until(
-                    lambda: (
-                        balancer.poll() is None
-                        and _answers(f"http://127.0.0.1:{deployment.port}/readyz")
-                    ),
-                    "nginx forwarding",
-                )
-                yield deployment
-            finally:
-                stop(balancer)  # type: ignore[arg-type]
-                deployment.stop_replicas()
-    finally:
-        redis.stop()
+    with cluster(tmp_path_factory.mktemp("nginx"), balancer=nginx) as running:
+        yield running
 
 
 def test_the_configuration_run_is_the_documented_one(tmp_path: Path) -> None:
