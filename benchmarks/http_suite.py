@@ -348,7 +348,7 @@ def _median(rounds: Sequence[Mapping[str, Any]], key: str) -> float:
     return statistics.median(float(r[key]) for r in rounds)
 
 
-def _paired(sample: Samples, anchor: Samples | None) -> float:
+def paired(sample: Samples, anchor: Samples | None) -> float:
     """Median over passes of this server's req/s over the anchor's in the same pass."""
     if anchor is None:
         return float("nan")
@@ -375,7 +375,7 @@ def _result(sample: Samples, anchor: Samples | None) -> Result:
     spreads = [r["spread"] for r in rounds if r["spread"]]
     extra = {
         "rps": _median(rounds, "rps"),
-        "paired": _paired(sample, anchor),
+        "paired": paired(sample, anchor),
         "p50_ms": _median(rounds, "p50_ms"),
         "p99_ms": _median(rounds, "p99_ms"),
         "cpu_us": statistics.median(r["server_cpu_s"] / r["requests"] * 1e6 for r in rounds),

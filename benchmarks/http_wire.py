@@ -47,6 +47,7 @@ from benchmarks.http_suite import (
     _cli,
     _launcher,
     _passes,
+    paired,
 )
 from benchmarks.report import Machine
 
@@ -123,17 +124,6 @@ class Line:
     cpu_us: float
 
 
-def _paired(sample: Samples, other: Samples | None) -> float:
-    if other is None:
-        return float("nan")
-    ratios = [
-        figures["rps"] / other.passes[number]["rps"]
-        for number, figures in sample.passes.items()
-        if number in other.passes
-    ]
-    return statistics.median(ratios) if ratios else float("nan")
-
-
 def lines(samples: Sequence[Samples]) -> list[Line]:
     by_tag = {s.contender.tag: s for s in samples if s.passes and not s.failure}
     anchor, floor = by_tag.get("mcpserver"), by_tag.get("floor")
@@ -146,8 +136,8 @@ def lines(samples: Sequence[Samples]) -> list[Line]:
                 sample.contender.name,
                 len(rounds),
                 statistics.median(r["rps"] for r in rounds),
-                _paired(sample, anchor),
-                _paired(sample, floor),
+                paired(sample, anchor),
+                paired(sample, floor),
                 statistics.median(r["p50_ms"] for r in rounds),
                 statistics.median(r["p99_ms"] for r in rounds),
                 statistics.median(r["server_cpu_s"] / r["requests"] * 1e6 for r in rounds),
