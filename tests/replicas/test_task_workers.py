@@ -37,11 +37,6 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture(scope="module")
-def marks(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("marks")
-
-
-@pytest.fixture(scope="module")
 def deployment(tmp_path_factory: pytest.TempPathFactory, marks: Path) -> Iterator[Cluster]:
     folder = tmp_path_factory.mktemp("enqueue-only")
     flags = (*CONTAINER, "--enqueue-only")

@@ -38,11 +38,6 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture(scope="module")
-def marks(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("marks")
-
-
-@pytest.fixture(scope="module")
 def deployment(tmp_path_factory: pytest.TempPathFactory, marks: Path) -> Iterator[Cluster]:
     folder = tmp_path_factory.mktemp("task-replicas")
     with cluster(folder, app=TASK_APP, flags=CONTAINER, env={"TASK_MARKS": str(marks)}) as running:
