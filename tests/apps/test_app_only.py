@@ -17,7 +17,6 @@ import anyio
 import httpx2
 import pytest
 from mcp import Client, MCPError, types
-from mcp.client.extension import advertise
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server.apps import EXTENSION_ID, Apps
 from mcp.server.mcpserver import MCPServer
@@ -28,7 +27,6 @@ from mcp_adapter import (
     McpExtension,
     McpResponse,
     Platform,
-    Resource,
     Server,
     Tool,
     ToolSpec,
@@ -38,22 +36,13 @@ from mcp_adapter import (
     tool,
 )
 from mcp_adapter.testing import McpTestClient, texts_of
+from tests.apps.test_declaring import VIEW, BoardView
+from tests.apps.test_negotiation import APPS, MODES
 from tests.serving.harness import serve_app
 
 pytestmark = pytest.mark.anyio
 
-APPS = advertise(EXTENSION_ID, {"mimeTypes": [APP_MIME_TYPE]})
-MODES = ["auto", "legacy"]  # 2026-07-28, then the 2025-11-25 handshake
-VIEW = "ui://board/view.html"
 CALL_TIMEOUT = 60
-
-
-class BoardView(Resource):
-    uri = VIEW
-    mime_type = APP_MIME_TYPE
-
-    def handle(self) -> McpResponse:
-        return McpResponse.text("<!doctype html><p>board</p>")
 
 
 class ScoreTool(Tool):

@@ -39,6 +39,7 @@ from mcp_adapter.compiled.catalog import CompiledTool
 from mcp_adapter.stores.handles import MemoryHandles
 from mcp_adapter.testing import SchemaSeparationError, assert_schema_separation
 from schemas import Contract, Schema
+from tests.reliability.test_testing_helpers import _with_tool
 
 ERAS = ("2026-07-28", "2025-11-25")
 
@@ -235,12 +236,6 @@ def test_the_real_handlers_run_with_every_question_answered(era: Any) -> None:
 
 
 # -- real defects in such tools are still reported ----------------------------------------------
-
-
-def _with_tool(catalog: Catalog, name: str, **changes: Any) -> Catalog:
-    tools = dict(catalog.tools)
-    tools[name] = dataclasses.replace(tools[name], **changes)
-    return dataclasses.replace(catalog, tools=tools)
 
 
 def test_an_injected_name_leaking_into_a_feature_tools_schema_is_reported() -> None:
