@@ -12,7 +12,9 @@ import dataclasses
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
+import anyio.from_thread
 import pytest
+from hypothesis import Phase, find, settings
 from mcp import types
 from pydantic import BaseModel, ConfigDict
 
@@ -38,6 +40,7 @@ from mcp_adapter import (
 from mcp_adapter.compiled.catalog import CompiledTool
 from mcp_adapter.stores.handles import MemoryHandles
 from mcp_adapter.testing import SchemaSeparationError, assert_schema_separation
+from mcp_adapter.testing.driving import Driver, driving
 from schemas import Contract, Schema
 from tests.reliability.test_testing_helpers import _with_tool
 
@@ -335,3 +338,39 @@ def test_a_resolved_parameter_left_unfilled_is_reported() -> None:
         f"ask ({era}): parameter 'roots' (resolved) was not filled with its resolver's answer"
         for era in ERAS
     ]
+
+
+class _GaveUp(BaseException):
+    """Stands for hypothesis abandoning an example in a draw (its ``StopTest``)."""
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_example_given_up_mid_question_ends_its_call_cleanly(
+    era: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A draw that fails while the server waits for an answer: the call still ends (the
+    form cancelled, a tool error), nothing is left in flight, and the draw's exception
+    reaches the test."""
+    container = everything()
+    catalog = compile_server(Everything, container)
+    asked: list[str] = []
+
+    def give_up(strategy: Any) -> Any:
+        asked.append(repr(strategy)[:20])
+        raise _GaveUp
+
+    with (
+        anyio.from_thread.start_blocking_portal() as portal,
+        driving(Driver(container, catalog, era, portal)) as driver,
+    ):
+        with pytest.raises(_GaveUp):
+            driver.send("ask", {"topic": "tea"}, give_up)
+        assert len(asked) == 1  # the rest of the call's questions got fallbacks
+        answered = driver.send("ask", {"topic": "tea"}, _first_answer)
+        answered.assertOk().assertTextContains("asked")  # the client still serves
+    assert "gave up" not in caplog.text
+
+
+def _first_answer(strategy: Any) -> Any:
+    """The first value ``strategy`` generates (no shrinking)."""
+    return find(strategy, lambda _: True, settings=settings(database=None, phases=[Phase.generate]))

@@ -60,6 +60,9 @@ QUIET = 2 * RESPONSE_TIMEOUT
 """Seconds a call may go without asking anything or ending (each request of it is bounded
 by ``RESPONSE_TIMEOUT``, a task's wait too): a bound that only a stuck call reaches."""
 
+MODEL = "mcp-adapter-separation-check"
+"""The ``model`` of every sampling answer."""
+
 Draw = Callable[[st.SearchStrategy[Any]], Any]
 """Draws one value (``hypothesis``' ``data.draw``)."""
 
@@ -88,12 +91,30 @@ def answers(method: str, params: Mapping[str, Any]) -> st.SearchStrategy[dict[st
             {
                 "role": st.just("assistant"),
                 "content": st.fixed_dictionaries({"type": st.just("text"), "text": text}),
-                "model": st.just("mcp-adapter-separation-check"),
+                "model": st.just(MODEL),
             }
         )
     if method == "roots/list":
         root = st.from_regex(r"\A[a-z0-9]{1,8}\Z").map(lambda p: {"uri": f"file:///{p}"})
         return st.fixed_dictionaries({"roots": st.lists(root, max_size=3)})
+    raise CannotAnswer(f"the server asked {method!r}, which the check cannot answer")
+
+
+def fallback(method: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """A valid answer drawn from nothing, for the questions of an example hypothesis
+    abandoned mid-call: the call ends as a client's would (a form cancelled), never cut
+    off with its requests in flight.
+
+    >>> fallback("roots/list", {})
+    {'roots': []}
+    """
+    if method == "elicitation/create":
+        return {"action": "accept" if params.get("mode") == "url" else "cancel"}
+    if method == "sampling/createMessage":
+        text = {"type": "text", "text": ""}
+        return {"role": "assistant", "content": text, "model": MODEL}
+    if method == "roots/list":
+        return {"roots": []}
     raise CannotAnswer(f"the server asked {method!r}, which the check cannot answer")
 
 
@@ -105,8 +126,12 @@ class _Questions:
         self.pending: queue.Queue[tuple[str, Any, concurrent.futures.Future[Any]] | None] = (
             queue.Queue()
         )
+        self.abandoned = False
+        """Hypothesis gave the example up: what the call still asks gets :func:`fallback`."""
 
     async def ask(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        if self.abandoned:
+            return fallback(method, params)
         reply: concurrent.futures.Future[dict[str, Any]] = concurrent.futures.Future()
         self.pending.put((method, dict(params), reply))
         return await anyio.to_thread.run_sync(
@@ -114,24 +139,37 @@ class _Questions:
         )
 
     def answer_all(self, call: concurrent.futures.Future[Any], draw: Draw) -> None:
-        """Draw an answer to each question until ``call`` is done; a draw that fails
-        (hypothesis stopping the example) ends the call first, then is raised."""
+        """Draw an answer to each question until ``call`` is done. A draw that fails
+        (hypothesis stopping the example) is raised once the call has ended on
+        :func:`fallback` answers."""
         call.add_done_callback(lambda _: self.pending.put(None))
-        while True:
-            try:
-                asked = self.pending.get(timeout=QUIET)
-            except queue.Empty:
-                call.cancel()
-                raise AssertionError(f"the call neither asked nor ended in {QUIET:g} s") from None
-            if asked is None:
-                return
+        while (asked := self._next(call)) is not None:
             method, params, reply = asked
             try:
                 reply.set_result(draw(answers(method, params)))
             except BaseException:
-                reply.set_exception(CannotAnswer("the answer was not drawn"))
-                concurrent.futures.wait([call], timeout=RESPONSE_TIMEOUT)
+                self.abandoned = True
+                _settle(reply, method, params)
+                while (left := self._next(call)) is not None:
+                    _settle(left[2], left[0], left[1])
                 raise
+
+    def _next(
+        self, call: concurrent.futures.Future[Any]
+    ) -> tuple[str, Any, concurrent.futures.Future[Any]] | None:
+        """The next question, or ``None`` once ``call`` is done."""
+        try:
+            return self.pending.get(timeout=QUIET)
+        except queue.Empty:
+            call.cancel()
+            raise AssertionError(f"the call neither asked nor ended in {QUIET:g} s") from None
+
+
+def _settle(reply: concurrent.futures.Future[Any], method: str, params: Any) -> None:
+    try:
+        reply.set_result(fallback(method, params))
+    except CannotAnswer as exc:
+        reply.set_exception(exc)
 
 
 class Driver:
