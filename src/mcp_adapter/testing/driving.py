@@ -284,8 +284,8 @@ def _outcome(message: Mapping[str, Any], task: Mapping[str, Any]) -> McpResult:
     if isinstance(task.get("result"), dict):
         answer["result"] = task["result"]
     else:
-        fallback = {"code": -1, "message": f"the task ended {task.get('status')}"}
-        answer["error"] = task.get("error") or fallback
+        ended = {"code": -1, "message": f"the task ended {task.get('status')}"}
+        answer["error"] = task.get("error") or ended
     return McpResult(answer)
 
 
