@@ -1,7 +1,9 @@
 """MCP Apps on the SDK's server: the extension declared under ``capabilities.extensions``
 when some tool names a view (through ``tasks.extension.install``, as every protocol
 extension), and ``_meta.ui`` and the ``ui://`` views listed only to clients that
-negotiated it (reading a view stays open to every client, as the extension allows)."""
+negotiated it (reading a view stays open to every client, as the extension allows). A
+tool only its view calls is not listed to the others at all: the visibility rule it was
+given when it compiled (``compile.apps.for_apps_only``) hides it, as any hidden tool."""
 
 from __future__ import annotations
 
@@ -42,8 +44,9 @@ def declare_apps(server: SdkServer[Any], catalog: Catalog) -> None:
 
 def tools_listing(catalog: Catalog, dispatcher: Dispatcher) -> ListTools:
     """The ``tools/list`` handler: the dispatcher's, with ``_meta.ui`` removed for a
-    client that did not negotiate MCP Apps. A catalog without views gets the
-    dispatcher's own handler: nothing is added to its listings."""
+    client that did not negotiate MCP Apps (the app-only tools are already left out by
+    their visibility rule). A catalog without views gets the dispatcher's own handler:
+    nothing is added to its listings."""
     if not has_views(catalog):
         return dispatcher.list_tools
 
