@@ -1,5 +1,6 @@
 """The wheel as the index would get it, built by ``uv build`` from this tree, installed into a
-fresh virtual environment (no network: the locked dependencies come from uv's cache).
+fresh virtual environment with the locked dependencies (``uv sync --frozen``: from uv's
+cache when the README's set-up filled it, else from the lock's URLs).
 
 It is named ``mcp-adapter-di``, carries the license, the project's links, classifiers
 and keywords, and a README whose every link works on the index (absolute). Installed
@@ -38,9 +39,11 @@ def uv() -> str:
     return needs.command("uv", "install uv (README's commands install it in build/uv)")
 
 
-def _run(command: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def _run(
+    command: list[str], cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(
-        command, cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT, check=False
+        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False
     )
     assert done.returncode == 0, f"{command}\n{done.stdout}\n{done.stderr}"
     return done
@@ -62,7 +65,7 @@ class Built:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     out = tmp_path_factory.mktemp("dist")
-    _run([uv(), "build", "--wheel", "--offline", "--quiet", "--out-dir", str(out), str(REPO)])
+    _run([uv(), "build", "--wheel", "--quiet", "--out-dir", str(out), str(REPO)])
     (wheel,) = out.glob("*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
@@ -110,20 +113,23 @@ def test_the_readme_on_the_index_has_no_relative_link(built: Built) -> None:
 
 @pytest.fixture(scope="module")
 def installed(built: Built, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh virtual environment (no pip) with the wheel and its locked dependencies."""
+    """A fresh virtual environment (no pip) with the locked dependencies and the wheel.
+
+    ``uv sync --frozen`` installs the lock's packages from the lock's own URLs: from the
+    cache when the README's set-up put them there, else downloaded. (``uv pip install
+    --offline -r`` would need the index pages, which ``uv sync`` never stores: it failed
+    on every machine whose cache only the README's commands had filled.)"""
     home = tmp_path_factory.mktemp("venv")
     venv.create(home, with_pip=False)
-    python = home / "bin" / "python"
-    locked = home / "requirements.txt"
+    env = {key: value for key, value in os.environ.items() if key != "VIRTUAL_ENV"}
+    env["UV_PROJECT_ENVIRONMENT"] = str(home)
     _run(
-        [uv(), "export", "--frozen", "--no-dev", "--no-emit-project", "--no-hashes", "--quiet",
-         "--output-file", str(locked)],
+        [uv(), "sync", "--frozen", "--no-dev", "--no-install-project", "--quiet"],
         cwd=REPO,
-    )  # fmt: skip
-    _run(
-        [uv(), "pip", "install", "--offline", "--no-deps", "--quiet", "--python", str(python),
-         "-r", str(locked), str(built.wheel)],
-    )  # fmt: skip
+        env=env,
+    )
+    _run([uv(), "pip", "install", "--no-deps", "--quiet", "--python", str(home / "bin" / "python"),
+          str(built.wheel)])  # fmt: skip
     return home
 
 
@@ -162,7 +168,7 @@ def test_another_distribution_writing_over_schemas_is_named(
     """The index's ``schemas`` (a package of the Python 2 era) installed after this one
     writes its ``schemas/__init__.py`` over this one's."""
     foreign = _foreign_schemas_wheel(tmp_path)
-    _run([uv(), "pip", "install", "--offline", "--no-deps", "--quiet", "--python",
+    _run([uv(), "pip", "install", "--no-deps", "--quiet", "--python",
           str(installed / "bin" / "python"), str(foreign)])  # fmt: skip
     site = next((installed / "lib").glob("python3*/site-packages"))
     done = _in(installed, "python", "-c", "import mcp_adapter", cwd=tmp_path)
