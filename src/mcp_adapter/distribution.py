@@ -12,7 +12,9 @@ code and fail far from the cause (``cannot import name 'Contract' from
 anything imports them, and names the file in the way and the fix.
 
 This module imports neither ``container`` nor ``schemas`` at module level (that
-is the point), so it cannot use ``mcp_adapter.errors``.
+is the point), so it cannot use ``mcp_adapter.errors``. The name and the version come
+from ``_mcp_adapter_di``, the standard-library-only module the ``mcp-adapter`` command
+starts in (it answers ``--version`` without importing this package).
 """
 
 from __future__ import annotations
@@ -25,22 +27,13 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-DISTRIBUTION = "mcp-adapter-di"
-"""The name to install: ``pip install mcp-adapter-di`` (``mcp-adapter`` on the index is
-another project)."""
+from _mcp_adapter_di import DISTRIBUTION as DISTRIBUTION
+from _mcp_adapter_di import version as version
+
 MARK = "__distribution__"
 """The attribute ``container`` and ``schemas`` set to :data:`DISTRIBUTION`."""
 OWN_PACKAGES = ("container", "schemas")
 """The packages beside ``mcp_adapter`` that it imports."""
-UNKNOWN_VERSION = "0+unknown"
-
-
-def version() -> str:
-    """The installed distribution's version (``0+unknown`` in a source tree never installed)."""
-    try:
-        return importlib.metadata.version(DISTRIBUTION)
-    except importlib.metadata.PackageNotFoundError:
-        return UNKNOWN_VERSION
 
 
 class ShadowedPackageError(ImportError):

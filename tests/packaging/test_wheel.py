@@ -80,7 +80,7 @@ def test_the_wheel_is_named_mcp_adapter_di(built: Built) -> None:
     assert built.metadata["License-Expression"] == "MIT"
     assert "mcp_adapter_di-0.1.0.dist-info/licenses/LICENSE" in built.names
     tops = {name.split("/")[0] for name in built.names if "dist-info" not in name}
-    assert tops == {"container", "schemas", "mcp_adapter"}
+    assert tops == {"container", "schemas", "mcp_adapter", "_mcp_adapter_di.py"}
     assert "mcp_adapter/templates/tool.tmpl" in built.names
     for package in ("container", "schemas", "mcp_adapter"):
         assert f"{package}/py.typed" in built.names
@@ -133,8 +133,13 @@ def installed(built: Built, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home
 
 
-def _in(home: Path, *command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "UV")}
+def _in(
+    home: Path, *command: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        **{key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "UV")},
+        **(env or {}),
+    }
     env["VIRTUAL_ENV"] = str(home)
     return subprocess.run(
         [str(home / "bin" / command[0]), *command[1:]],
@@ -148,9 +153,14 @@ def _in(home: Path, *command: str, cwd: Path) -> subprocess.CompletedProcess[str
 
 
 def test_installed_it_runs_from_its_own_files(installed: Path, tmp_path: Path) -> None:
-    done = _in(installed, "mcp-adapter", "--version", cwd=tmp_path)
+    done = _in(
+        installed, "mcp-adapter", "--version", cwd=tmp_path, env={"PYTHONPROFILEIMPORTTIME": "1"}
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"{DISTRIBUTION} 0.1.0 (mcp 2.3.0, Python ")
+    imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines()}
+    assert "_mcp_adapter_di" in imported
+    assert not {"mcp", "mcp_adapter", "pydantic"} & imported, "--version imports the package"
     code = (
         "import mcp_adapter, schemas, container; print(mcp_adapter.__file__, schemas.__version__)"
     )
