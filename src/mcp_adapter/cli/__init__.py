@@ -12,7 +12,7 @@ from _mcp_adapter_di import version_line
 from mcp_adapter.cli import calling, check, dev, inspecting, listing, make, serve, worker
 from mcp_adapter.cli.errors import CliError
 from mcp_adapter.cli.parsing import CliParser
-from mcp_adapter.distribution import DISTRIBUTION
+from mcp_adapter.distribution import DISTRIBUTION, HintedImportError
 
 __all__ = ["CliError", "build_parser", "main", "version_line"]
 
@@ -69,6 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if debug:
             traceback.print_exception(exc)
         return _fail(exc, debug=debug)
+    except HintedImportError as exc:  # an extra not installed, a package shadowed
+        return _fail(CliError(exc.message, exc.hint), debug=debug)
     except KeyboardInterrupt:
         return 130
     except Exception as exc:

@@ -19,7 +19,7 @@ check needs no data and has no side effects (services are still built). With
 ``run_handlers=True`` the real handlers run on the generated payloads, and the
 check only asserts that none is rejected as invalid.
 
-Needs ``hypothesis`` (``pip install 'mcp-adapter[testing]'``).
+Needs ``hypothesis`` (``pip install 'mcp-adapter-di[testing]'``).
 """
 
 from __future__ import annotations
@@ -33,8 +33,6 @@ from types import MappingProxyType
 from typing import Any
 
 import anyio.from_thread
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
 from mcp.server.auth.provider import AccessToken
 from pydantic import ValidationError
 
@@ -45,9 +43,14 @@ from mcp_adapter.compiled.handlers import Slot, Source
 from mcp_adapter.declare.components import Server
 from mcp_adapter.declare.request import Identity, McpRequest
 from mcp_adapter.declare.response import McpResponse
+from mcp_adapter.distribution import needs_extra
 from mcp_adapter.testing.client import LEGACY, MODERN, McpTestClient, Protocol
 from mcp_adapter.testing.result import McpResult
 from mcp_adapter.testing.strategies import accepts, payloads, wire_validated
+
+with needs_extra("testing", __name__):
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import strategies as st
 
 INJECTED = (Source.SERVICE, Source.REQUEST, Source.HTTP_REQUEST)
 """The sources whose parameters a client must never see or fill."""
