@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import tarfile
 import venv
 import zipfile
 from dataclasses import dataclass
@@ -54,6 +55,8 @@ class Built:
     wheel: Path
     metadata: Message
     names: list[str]
+    sdist_names: list[str]
+    """The source distribution's files, without the folder they are all in."""
 
     @property
     def readme(self) -> str:
@@ -64,14 +67,52 @@ class Built:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """The source distribution, and the wheel built from it (``uv build`` does both, as a
+    release would): what the wheel needs must be in the sdist."""
     out = tmp_path_factory.mktemp("dist")
-    _run([uv(), "build", "--wheel", "--quiet", "--out-dir", str(out), str(REPO)])
+    _run([uv(), "build", "--quiet", "--out-dir", str(out), str(REPO)])
     (wheel,) = out.glob("*.whl")
+    (sdist,) = out.glob("*.tar.gz")
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
         (metadata_name,) = [n for n in names if n.endswith(".dist-info/METADATA")]
         metadata = email.parser.Parser().parsestr(archive.read(metadata_name).decode())
-    return Built(wheel, metadata, names)
+    with tarfile.open(sdist) as archive:
+        sdist_names = [
+            member.name.split("/", 1)[1] for member in archive.getmembers() if member.isfile()
+        ]
+    return Built(wheel, metadata, names, sdist_names)
+
+
+def test_the_sdist_holds_the_source_and_what_its_users_read(built: Built) -> None:
+    """The package's source (every file git tracks under ``src/``), the project's
+    metadata, README, license and changelog; not the lock, the tests, the docs, the
+    examples nor the benchmarks (and their images), which need the repository."""
+    source = sorted(name for name in built.sdist_names if name.startswith("src/"))
+    assert source == _tracked("src")
+    assert set(built.sdist_names) - set(source) == {
+        "PKG-INFO",
+        "pyproject.toml",
+        "README.md",
+        "LICENSE",
+        "CHANGELOG.md",
+        ".gitignore",
+    }
+
+
+def _tracked(folder: str) -> list[str]:
+    """The project's files under ``folder``: git's list in a checkout, else the folder's
+    files but Python's caches."""
+    if not (REPO / ".git").exists():
+        return sorted(
+            path.relative_to(REPO).as_posix()
+            for path in (REPO / folder).rglob("*")
+            if path.is_file() and "__pycache__" not in path.parts
+        )
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", folder], cwd=REPO, capture_output=True, check=True, timeout=60
+    ).stdout.decode()
+    return sorted(filter(None, listed.split("\0")))
 
 
 def test_the_wheel_is_named_mcp_adapter_di(built: Built) -> None:
