@@ -114,6 +114,15 @@ def test_the_extras_are_the_ones_the_package_knows() -> None:
             assert _normal(distribution) in {_normal(d) for d in providers[module]}, module
 
 
+def test_every_extra_is_named_in_the_readme_and_a_page() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    pages = [path.read_text(encoding="utf-8") for path in (ROOT / "docs").glob("*.md")]
+    for extra in PROJECT["optional-dependencies"]:
+        install = f"pip install 'mcp-adapter-di[{extra}]'"
+        assert install in readme, extra
+        assert any(install in page for page in pages), extra
+
+
 def _guarded(node: ast.stmt, around: list[ast.AST], extra: str) -> bool:
     for outer in around:
         if isinstance(outer, ast.If) and ast.unparse(outer.test) == "TYPE_CHECKING":

@@ -11,6 +11,7 @@ named by ``import mcp_adapter``, with the fix.
 from __future__ import annotations
 
 import email.parser
+import fnmatch
 import os
 import re
 import subprocess
@@ -150,6 +151,22 @@ def test_the_readme_on_the_index_has_no_relative_link(built: Built) -> None:
     for link in links:
         if link.startswith(f"{REPOSITORY}/blob/main/"):
             assert (REPO / link.removeprefix(f"{REPOSITORY}/blob/main/")).exists(), link
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/getting-started.md"])
+def test_until_a_release_the_pages_say_how_to_install_from_a_checkout(
+    built: Built, page: str
+) -> None:
+    """``pip install mcp-adapter-di`` needs a release on the index: meanwhile the pages
+    install the clone's folder, or the wheel ``uv build`` writes (the name matches it)."""
+    text = (REPO / page).read_text(encoding="utf-8")
+    assert f"git clone {REPOSITORY}\n" in text
+    folder = REPOSITORY.rsplit("/", 1)[1]
+    assert f"pip install './{folder}[testing]'" in text
+    assert "\nbuild/uv/bin/uv build --wheel " in text
+    wheels = re.findall(rf"^pip install (/\S+/{folder}/dist/\S+)$", text, re.M)
+    assert wheels
+    assert all(fnmatch.fnmatch(built.wheel.name, Path(wheel).name) for wheel in wheels)
 
 
 @pytest.fixture(scope="module")
