@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import platform
 import subprocess
-import sys
 import tomllib
 from importlib.metadata import version
 from pathlib import Path
 
+from tests.packaging.test_own_packages import run_python
 from tests.serving.harness import REPO, run_cli
 
 HEAVY = frozenset({"mcp", "mcp_adapter", "mcp_types", "pydantic", "container", "schemas"})
@@ -32,14 +32,7 @@ def _as_the_script(args: list[str], cwd: Path) -> subprocess.CompletedProcess[st
         f"status = {function}()\nprint(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
         "sys.exit(status)\n"
     )
-    return subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return run_python(["-c", code], cwd)
 
 
 def test_version_imports_neither_the_package_nor_the_sdk(tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import re
-import subprocess
 import sys
 import tomllib
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from mcp_adapter.distribution import EXTRAS
+from tests.packaging.test_own_packages import run_python
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
@@ -194,14 +194,7 @@ MISSING = [
 
 @pytest.mark.parametrize(("module", "code", "feature"), MISSING)
 def test_without_the_extra_the_error_names_it(module: str, code: str, feature: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", f"import sys\nsys.modules[{module!r}] = None\n{code}"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_python(["-c", f"import sys\nsys.modules[{module!r}] = None\n{code}"], ROOT)
     assert done.returncode == 1
     extra = next(extra for extra, modules in EXTRAS.items() if module in modules)
     distribution = EXTRAS[extra][module]
@@ -221,14 +214,7 @@ def test_the_command_names_the_extra_a_target_needs(tmp_path: Path) -> None:
         "import sys\nsys.modules['hypothesis'] = None\nfrom mcp_adapter.cli import main\n"
         "raise SystemExit(main(['check', 'props:Props']))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_python(["-c", code], tmp_path)
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
         f"error: importing 'props' failed: {HYPOTHESIS_FIRST} needs the hypothesis package, "
