@@ -4,17 +4,15 @@
 from __future__ import annotations
 
 import argparse
-import platform
 import sys
 import traceback
 from collections.abc import Sequence
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as installed_version
 
+from _mcp_adapter_di import version_line
 from mcp_adapter.cli import calling, check, dev, inspecting, listing, make, serve, worker
 from mcp_adapter.cli.errors import CliError
 from mcp_adapter.cli.parsing import CliParser
-from mcp_adapter.distribution import DISTRIBUTION, version
+from mcp_adapter.distribution import DISTRIBUTION, HintedImportError
 
 __all__ = ["CliError", "build_parser", "main", "version_line"]
 
@@ -47,15 +45,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def version_line() -> str:
-    """``mcp-adapter-di 0.1.0 (mcp 2.3.0, Python 3.11.7)``: what a bug report needs."""
-    try:
-        sdk = installed_version("mcp")
-    except PackageNotFoundError:  # pragma: no cover - the SDK is a dependency
-        sdk = "?"
-    return f"{DISTRIBUTION} {version()} (mcp {sdk}, Python {platform.python_version()})"
-
-
 def _fail(exc: CliError, *, debug: bool) -> int:
     for line in exc.lines(debug=debug):
         print(line, file=sys.stderr)
@@ -80,6 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if debug:
             traceback.print_exception(exc)
         return _fail(exc, debug=debug)
+    except HintedImportError as exc:  # an extra not installed, a package shadowed
+        return _fail(CliError(exc.message, exc.hint), debug=debug)
     except KeyboardInterrupt:
         return 130
     except Exception as exc:

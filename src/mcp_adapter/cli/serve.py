@@ -34,6 +34,7 @@ from mcp_adapter.cli.task_settings import deployed_tasks
 from mcp_adapter.cli.wording import count
 from mcp_adapter.compiled.catalog import Catalog, UnknownToolsetError
 from mcp_adapter.compiled.lifespan import StartupError
+from mcp_adapter.distribution import needs_extra
 from mcp_adapter.errors import CompileError
 from mcp_adapter.serving import (
     BearerAuth,
@@ -170,13 +171,8 @@ def check_redis(options: ServeOptions) -> None:
         return
     import asyncio
 
-    try:
+    with needs_extra("redis", "--redis"):
         from redis.exceptions import RedisError
-    except ImportError:
-        raise CliError(
-            "--redis needs the redis package, which is not installed",
-            "pip install 'mcp-adapter-di[redis]'",
-        ) from None
 
     from mcp_adapter.stores.shared import redacted
 

@@ -2,7 +2,7 @@
 hypothesis strategies and the schema-separation check.
 
 ``payloads``, ``from_json_schema``, ``assert_schema_separation`` and their
-companions need ``hypothesis`` (``pip install 'mcp-adapter[testing]'``); they
+companions need ``hypothesis`` (``pip install 'mcp-adapter-di[testing]'``); they
 are imported on first use, so ``McpTestClient`` works without it.
 """
 

@@ -24,8 +24,6 @@ from typing import Any
 import anyio
 import anyio.from_thread
 import anyio.to_thread
-from hypothesis import strategies as st
-from hypothesis.errors import HypothesisDeprecationWarning
 from mcp.server.auth.provider import AccessToken
 
 from container import Container
@@ -34,11 +32,16 @@ from mcp_adapter.compiled.context import client_of
 from mcp_adapter.compiled.handles import HandleDesk, StateHandles
 from mcp_adapter.declare.apps import APP_MIME_TYPE, EXTENSION_ID
 from mcp_adapter.declare.request import Identity
+from mcp_adapter.distribution import needs_extra
 from mcp_adapter.tasks.wire import EXTENSION as TASKS
 from mcp_adapter.tasks.wire import TERMINAL
 from mcp_adapter.testing.client import RESPONSE_TIMEOUT, McpTestClient, Protocol
 from mcp_adapter.testing.result import McpResult
 from mcp_adapter.testing.schema_strategies import UnsupportedSchemaError, from_json_schema
+
+with needs_extra("testing", __name__):
+    from hypothesis import strategies as st
+    from hypothesis.errors import HypothesisDeprecationWarning
 
 CAPABILITIES: dict[str, Any] = {
     "elicitation": {"form": {}, "url": {}},

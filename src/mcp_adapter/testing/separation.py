@@ -21,7 +21,7 @@ check needs no data and has no side effects (services are still built). With
 ``run_handlers=True`` the real handlers run on the generated payloads, and the
 check only asserts that none is rejected as invalid.
 
-Needs ``hypothesis`` (``pip install 'mcp-adapter[testing]'``).
+Needs ``hypothesis`` (``pip install 'mcp-adapter-di[testing]'``).
 """
 
 from __future__ import annotations
@@ -33,8 +33,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio.from_thread
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
 from mcp.server.auth.provider import AccessToken
 
 from container import Container
@@ -43,11 +41,16 @@ from mcp_adapter.compiled.catalog import Catalog, CompiledTool
 from mcp_adapter.compiled.handlers import Slot
 from mcp_adapter.declare.components import Server
 from mcp_adapter.declare.request import Identity
+from mcp_adapter.distribution import needs_extra
 from mcp_adapter.testing.client import LEGACY, MODERN, Protocol
 from mcp_adapter.testing.driving import Draw, Driver, driving
 from mcp_adapter.testing.probe import INJECTED, Probe, check_received, probed
 from mcp_adapter.testing.result import McpResult
 from mcp_adapter.testing.strategies import accepts, payloads
+
+with needs_extra("testing", __name__):
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import strategies as st
 
 INVALID_ARGUMENTS = "Invalid tool arguments"
 
