@@ -32,7 +32,7 @@ import functools
 import operator
 from collections.abc import Awaitable, Callable, Coroutine
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypeVar
 
 import anyio
 import anyio.from_thread
@@ -45,7 +45,13 @@ from mcp_adapter.dispatch import results
 from mcp_adapter.dispatch.threads import Worker
 from mcp_adapter.interrupts import HandlerExited
 
+if TYPE_CHECKING:
+    from mcp_adapter.dispatch.telemetry import Traced
+
 T = TypeVar("T")
+
+Mode: TypeAlias = "OnLoop | OnThread | OnWorker | Traced"
+"""Where the stages of one call run (the modes below), traced or not (``telemetry``)."""
 
 
 class Dispatching(Protocol):

@@ -1,0 +1,117 @@
+"""Visibility: whether a request may see a component (``shouldRegister``) and use it
+(``authorize``), in a call and in a listing; hidden is unknown, refused is an
+authorization error."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from mcp import MCPError
+
+from mcp_adapter.compiled.catalog import CompiledComponent
+from mcp_adapter.compiled.handlers import Offload
+from mcp_adapter.declare.request import McpRequest
+from mcp_adapter.dispatch.guard import Guard
+from mcp_adapter.dispatch.modes import Mode
+from mcp_adapter.dispatch.paging import visible_all
+from mcp_adapter.dispatch.scopes import Given, Scopes
+from mcp_adapter.dispatch.threads import Threads
+from mcp_adapter.errors import IncidentError, forbidden, unknown
+
+Entry = TypeVar("Entry")
+
+
+class Visibility(Scopes, Guard):
+    """Part of the dispatcher (``core.DispatchCore``): a component's hooks, run with
+    their own injected services."""
+
+    threads: Threads
+
+    async def visible(
+        self,
+        component: CompiledComponent,
+        scope: Any,
+        request: McpRequest | None,
+        threads: Offload | None = None,
+    ) -> tuple[bool, bool]:
+        """``(registered, authorized)`` for this request; hooks run with injection (the
+        instance is built only when a hook is its method; a sync hook runs on ``threads``,
+        by default the server's)."""
+        hooks = component.hooks
+        if not hooks.any:
+            return True, True
+        offload = self.threads if threads is None else threads
+        instance = await component.instance(scope) if hooks.needs_instance else None
+        for plan in hooks.should_register:
+            if not await plan.invoke(instance, scope, request, None, None, offload):
+                return False, False
+        for plan in hooks.authorize:
+            if not await plan.invoke(instance, scope, request, None, None, offload):
+                return True, False
+        return True, True
+
+    async def _gate(
+        self,
+        run: Mode,
+        kind: str,
+        component: CompiledComponent,
+        scope: Any,
+        request: McpRequest | None,
+    ) -> None:
+        registered, authorized = await run.visible(component, scope, request)
+        if not registered:
+            raise self.hidden(kind, component.name)
+        if not authorized:
+            raise forbidden(kind, component.name)
+
+    def hidden(self, kind: str, name: str) -> MCPError:
+        """The answer to a call of a component its hooks hide: exactly an unknown one's."""
+        return unknown(kind, name)
+
+    async def _filter(
+        self,
+        ctx: Any,
+        page: Sequence[tuple[CompiledComponent, Entry]],
+        given: Given | None = None,
+    ) -> list[Entry]:
+        if not any(component.hooks.any for component, _ in page):
+            return [entry for _, entry in page]
+        request = self.request(ctx, given)
+        hooked = [component for component, _ in page if component.hooks.any]
+        in_thread = [component for component in hooked if component.sync_hooks]
+
+        def all_in_thread() -> list[Entry]:
+            # Every hook of the page is sync: the listing's scope lives and ends on the
+            # worker thread its hooks run on, so their services may be thread-bound.
+            with self.scope(ctx, request) as scope:
+                verdicts = iter(visible_all(in_thread, scope, request))
+                return [
+                    entry for component, entry in page if not component.hooks.any or next(verdicts)
+                ]
+
+        async def run_hooks() -> list[Entry]:
+            if len(in_thread) == len(hooked):
+                return await self.threads.run(all_in_thread)
+            listed: list[Entry] = []
+            async with self.scope(ctx, request) as scope:
+                verdicts = iter(
+                    await self.threads.run(visible_all, in_thread, scope, request)
+                    if in_thread
+                    else ()
+                )
+                for component, entry in page:
+                    if not component.hooks.any:
+                        shown = True
+                    elif component.sync_hooks:
+                        shown = next(verdicts)
+                    else:
+                        shown = all(await self.visible(component, scope, request))
+                    if shown:
+                        listed.append(entry)
+            return listed
+
+        def failed(incident: str) -> list[Entry]:
+            raise IncidentError("Listing failed", incident)
+
+        return await self._guarded("listing", str(getattr(ctx, "method", "")), run_hooks, failed)
