@@ -8,9 +8,9 @@ are imported on first use, so ``McpTestClient`` works without it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from mcp_adapter.lazy_exports import on_first_use
 from mcp_adapter.testing.client import McpTestClient
 from mcp_adapter.testing.result import McpResult, texts_of
 from mcp_adapter.testing.tasks import TaskClient
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     )
     from mcp_adapter.testing.strategies import from_json_schema, payloads
 
-_LAZY = {
+_ON_FIRST_USE = {
     "McpOverride": "mcp_adapter.testing.plugin",
     "payloads": "mcp_adapter.testing.strategies",
     "from_json_schema": "mcp_adapter.testing.strategies",
@@ -37,14 +37,7 @@ _LAZY = {
     "schema_problems": "mcp_adapter.testing.separation",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mcp_adapter.testing' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = on_first_use(globals(), _ON_FIRST_USE)
 
 
 __all__ = [
