@@ -185,6 +185,20 @@ async def test_an_endpoint_that_misbehaves_means_401_not_a_crash(
     assert await verify(check, server.new_token()) is None
 
 
+async def test_an_answer_nested_too_deep_means_401_and_asking_again(server: AuthServer) -> None:
+    """An answer nested far past Python's recursion limit (inside the 256 KiB cap) refuses
+    the token over HTTP; the next request with it asks again."""
+    app = http_app(AuditServer, build_container(), auth=BearerAuth(verifier(server, "/deep")))
+    bearer = {"Authorization": f"Bearer {server.new_token()}"}
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    with serve_app(app) as base:
+        async with httpx2.AsyncClient(timeout=CALL_TIMEOUT) as http:
+            for _ in range(2):
+                answer = await http.post(f"{base}/mcp", json=ping, headers=bearer)
+                assert answer.status_code == 401
+    assert server.jwks_calls == 2
+
+
 async def test_an_endpoint_that_is_down_means_401() -> None:
     check = IntrospectionVerifier(
         closed_port_url("/introspect"), client_id=CLIENT_ID, client_secret=CLIENT_SECRET, timeout=2
