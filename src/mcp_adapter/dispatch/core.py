@@ -216,6 +216,24 @@ class DispatchCore(Visibility, InputPhase):
         async with self.scope(ctx, request) as scope:
             return cast(T, await through(self.catalog.middleware, call, body, scope, request))
 
+    def _listing(
+        self,
+        ctx: Any,
+        method: str,
+        params: types.PaginatedRequestParams | None,
+        given: Given | None,
+        again: Callable[[Any, types.PaginatedRequestParams | None, Given], Awaitable[T]],
+        page: Callable[[Any, Given | None, str | None], Awaitable[T]],
+    ) -> Awaitable[T]:
+        """A listing: through the request-stage layers when the server has them (``again``,
+        the listing method, is called with what they gave), else ``page(ctx, given,
+        cursor)`` through ``Server.middleware``."""
+        self._follow()
+        if self._staged and given is None:
+            return self._staged_listing(ctx, method, params, again)
+        cursor = params.cursor if params else None
+        return self._listed(ctx, method, cursor, functools.partial(page, ctx, given), given)
+
     def _listed(
         self,
         ctx: Any,

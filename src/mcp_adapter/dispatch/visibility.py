@@ -14,7 +14,7 @@ from mcp_adapter.compiled.handlers import Offload
 from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.dispatch.guard import Guard
 from mcp_adapter.dispatch.modes import Mode
-from mcp_adapter.dispatch.paging import visible_all
+from mcp_adapter.dispatch.paging import next_cursor, page_index, visible_all
 from mcp_adapter.dispatch.scopes import Given, Scopes
 from mcp_adapter.dispatch.threads import Threads
 from mcp_adapter.errors import IncidentError, forbidden, unknown
@@ -115,3 +115,16 @@ class Visibility(Scopes, Guard):
             raise IncidentError("Listing failed", incident)
 
         return await self._guarded("listing", str(getattr(ctx, "method", "")), run_hooks, failed)
+
+    async def _visible_page(
+        self,
+        ctx: Any,
+        given: Given | None,
+        cursor: str | None,
+        pages: Sequence[Sequence[Any]],
+    ) -> tuple[list[Any], int, str | None]:
+        """The entries of the page of ``pages`` at ``cursor`` that this request may see
+        (each component paired with its ``entry``), the page's index, and the next cursor."""
+        index = page_index(cursor, len(pages))
+        listed = await self._filter(ctx, [(c, c.entry) for c in pages[index]], given)
+        return listed, index, next_cursor(index, len(pages))
