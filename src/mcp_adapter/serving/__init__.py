@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from mcp_adapter.serving.jwt_verifier import JwtVerifier
 
 _ON_FIRST_USE = {
-    "IntrospectionVerifier": "mcp_adapter.serving.introspection",
-    "JwtVerifier": "mcp_adapter.serving.jwt_verifier",
+    "mcp_adapter.serving.introspection": ("IntrospectionVerifier",),
+    "mcp_adapter.serving.jwt_verifier": ("JwtVerifier",),
 }
 """Imported when first asked for: pyjwt and its X.509 support cost every process that
 serves without them a share of its start-up."""

@@ -22,10 +22,10 @@ if TYPE_CHECKING:
     from mcp_adapter.stores.shared import SharedRedis
 
 _ON_FIRST_USE = {
-    "RedisEventLog": "mcp_adapter.stores.redis_events",
-    "RedisRateStore": "mcp_adapter.stores.redis_rates",
-    "RedisSubscriptionBus": "mcp_adapter.stores.redis_bus",
-    "SharedRedis": "mcp_adapter.stores.shared",
+    "mcp_adapter.stores.redis_events": ("RedisEventLog",),
+    "mcp_adapter.stores.redis_rates": ("RedisRateStore",),
+    "mcp_adapter.stores.redis_bus": ("RedisSubscriptionBus",),
+    "mcp_adapter.stores.shared": ("SharedRedis",),
 }
 
 __getattr__ = on_first_use(globals(), _ON_FIRST_USE)

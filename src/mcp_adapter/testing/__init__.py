@@ -27,14 +27,15 @@ if TYPE_CHECKING:
     from mcp_adapter.testing.strategies import from_json_schema, payloads
 
 _ON_FIRST_USE = {
-    "McpOverride": "mcp_adapter.testing.plugin",
-    "payloads": "mcp_adapter.testing.strategies",
-    "from_json_schema": "mcp_adapter.testing.strategies",
-    "assert_schema_separation": "mcp_adapter.testing.separation",
-    "SchemaSeparationError": "mcp_adapter.testing.separation",
-    "SeparationReport": "mcp_adapter.testing.separation",
-    "injected_parameters": "mcp_adapter.testing.separation",
-    "schema_problems": "mcp_adapter.testing.separation",
+    "mcp_adapter.testing.plugin": ("McpOverride",),
+    "mcp_adapter.testing.strategies": ("payloads", "from_json_schema"),
+    "mcp_adapter.testing.separation": (
+        "assert_schema_separation",
+        "SchemaSeparationError",
+        "SeparationReport",
+        "injected_parameters",
+        "schema_problems",
+    ),
 }
 
 __getattr__ = on_first_use(globals(), _ON_FIRST_USE)
