@@ -96,7 +96,7 @@ class PromptCalls(DispatchCore):
         ) -> types.GetPromptResult | types.InputRequiredResult | Asked:
             async with run.scope(ctx, request) as scope:
                 if prompt.hooks.any:
-                    await self._gate(run, "prompt", prompt, scope, request)
+                    await self._gate(run.visible, "prompt", prompt, scope, request)
                 arguments = run.check(_prompt_arguments, prompt, given)
                 inputs: Resolution | None = None
                 resolved: dict[str, Any] | None = None

@@ -228,7 +228,7 @@ class ToolCalls(TaskCalls):
         session = None if held is None or held.record is None else held.record.session
         async with run.scope(ctx, request, session) as scope:
             if tool.hooks.any:
-                await self._gate(run, "tool", tool, scope, request)
+                await self._gate(run.visible, "tool", tool, scope, request)
             payload, errors = run.check_wire(tool.input.check_wire, arguments)
             if errors:
                 return invalid_arguments(errors)

@@ -4,20 +4,22 @@ authorization error."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
+import anyio.from_thread
 from mcp import MCPError
 
+from container import Scope
 from mcp_adapter.compiled.catalog import CompiledComponent
 from mcp_adapter.compiled.handlers import Offload
 from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.dispatch.guard import Guard
-from mcp_adapter.dispatch.modes import Mode
-from mcp_adapter.dispatch.paging import next_cursor, page_index, visible_all
+from mcp_adapter.dispatch.paging import next_cursor, page_index
 from mcp_adapter.dispatch.scopes import Given, Scopes
 from mcp_adapter.dispatch.threads import Threads
 from mcp_adapter.errors import IncidentError, forbidden, unknown
+from mcp_adapter.interrupts import HandlerExited
 
 Entry = TypeVar("Entry")
 
@@ -53,13 +55,14 @@ class Visibility(Scopes, Guard):
 
     async def _gate(
         self,
-        run: Mode,
+        visible: Callable[..., Awaitable[tuple[bool, bool]]],
         kind: str,
         component: CompiledComponent,
         scope: Any,
         request: McpRequest | None,
     ) -> None:
-        registered, authorized = await run.visible(component, scope, request)
+        """Hidden is unknown, refused is ``forbidden``; ``visible``: the call's mode's."""
+        registered, authorized = await visible(component, scope, request)
         if not registered:
             raise self.hidden(kind, component.name)
         if not authorized:
@@ -128,3 +131,43 @@ class Visibility(Scopes, Guard):
         index = page_index(cursor, len(pages))
         listed = await self._filter(ctx, [(c, c.entry) for c in pages[index]], given)
         return listed, index, next_cursor(index, len(pages))
+
+
+def verdict(
+    component: CompiledComponent, scope: Scope, request: McpRequest | None
+) -> tuple[bool, bool]:
+    """``(registered, authorized)`` from ``sync_hooks``, on the calling thread."""
+    hooks = component.hooks
+    if not hooks.any:
+        return True, True
+    try:
+        instance = component.build(scope) if hooks.needs_instance else None
+        for plan in hooks.should_register:
+            if not plan.call_sync(instance, scope, request):
+                return False, False
+        for plan in hooks.authorize:
+            if not plan.call_sync(instance, scope, request):
+                return True, False
+    except GeneratorExit as exc:  # see mcp_adapter.interrupts.HandlerExited
+        raise HandlerExited(
+            f"a visibility hook of {component.name!r} raised GeneratorExit"
+        ) from exc
+    return True, True
+
+
+def visible_all(
+    components: Sequence[CompiledComponent], scope: Any, request: McpRequest | None
+) -> list[bool]:
+    """Whether each component is listed: its ``sync_hooks`` run here, in order.
+
+    Runs in one worker thread for a whole page (``Visibility._filter``): each
+    component is built, and its hooks get their services, exactly as
+    ``Visibility.visible`` does on the loop; the first hook that raises ends
+    the batch. A cancelled listing stops between components, as it would
+    between thread hops.
+    """
+    verdicts: list[bool] = []
+    for component in components:
+        anyio.from_thread.check_cancelled()
+        verdicts.append(all(verdict(component, scope, request)))
+    return verdicts
