@@ -26,7 +26,7 @@ from tests.serving.auth_server import (
     auth_server,
     closed_port_url,
 )
-from tests.serving.clients import CALL_TIMEOUT, MODES, connect
+from tests.serving.clients import CALL_TIMEOUT, MODES, bearer_pings, connect
 from tests.serving.harness import serve_app
 
 pytestmark = pytest.mark.anyio
@@ -189,13 +189,7 @@ async def test_an_answer_nested_too_deep_means_401_and_asking_again(server: Auth
     """An answer nested far past Python's recursion limit (inside the 256 KiB cap) refuses
     the token over HTTP; the next request with it asks again."""
     app = http_app(AuditServer, build_container(), auth=BearerAuth(verifier(server, "/deep")))
-    bearer = {"Authorization": f"Bearer {server.new_token()}"}
-    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
-    with serve_app(app) as base:
-        async with httpx2.AsyncClient(timeout=CALL_TIMEOUT) as http:
-            for _ in range(2):
-                answer = await http.post(f"{base}/mcp", json=ping, headers=bearer)
-                assert answer.status_code == 401
+    assert await bearer_pings(app, server.new_token(), 2) == [401, 401]
     assert server.jwks_calls == 2
 
 

@@ -31,7 +31,7 @@ from tests.serving.auth_server import (
     closed_port_url,
     hs256_with_secret,
 )
-from tests.serving.clients import CALL_TIMEOUT, MODES, connect
+from tests.serving.clients import CALL_TIMEOUT, MODES, bearer_pings, connect
 from tests.serving.harness import serve_app
 
 pytestmark = pytest.mark.anyio
@@ -258,13 +258,7 @@ async def test_a_key_set_nested_too_deep_means_401_and_a_fetch_later(
     answer) refuses the token over HTTP, and is fetched again once the interval passed."""
     check = verifier(server, "/deep", key_refresh_interval=1e-6)
     app = http_app(AuditServer, build_container(), auth=BearerAuth(check))
-    bearer = {"Authorization": f"Bearer {rsa_key.sign(claims())}"}
-    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
-    with serve_app(app) as base:
-        async with httpx2.AsyncClient(timeout=CALL_TIMEOUT) as http:
-            for _ in range(2):
-                answer = await http.post(f"{base}/mcp", json=ping, headers=bearer)
-                assert answer.status_code == 401
+    assert await bearer_pings(app, rsa_key.sign(claims()), 2) == [401, 401]
     assert server.jwks_calls == 2
 
 
