@@ -34,13 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--version", action="store_true", help=f"print the version of {DISTRIBUTION} and exit"
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    serve.add_parser(commands, common)
-    dev.add_parser(commands, common)
-    worker.add_parser(commands, common)
-    calling.add_parser(commands, common)
-    inspecting.add_parser(commands, common)
-    listing.add_parser(commands, common)
-    check.add_parser(commands, common)
+    for command in (serve, dev, worker, calling, inspecting, listing, check):
+        command.COMMAND.add_parser(commands, common)
     make.add_parsers(commands, common)
     return parser
 
