@@ -5,7 +5,7 @@ Commands::
     python -m benchmarks.counts [ROW ...]                  the table (default: every row)
     python -m benchmarks.counts compare A B [ROW ...]     two commits, row by row
     python -m benchmarks.counts budget                     the budget's rows against the baseline
-    python -m benchmarks.counts budget --update --reason "why"   take a new baseline
+    python -m benchmarks.counts budget --update --reason "why" [--python PY]   a new baseline
 
 A row is ``scenario/tag`` (``modern/ours-constructor``, ``scoped/ours-sync``);
 ``--rows`` lists them. See docs/performance.md, "Instruction counts".
@@ -67,6 +67,13 @@ def parser() -> argparse.ArgumentParser:
     held = commands.add_parser("budget", help="the budget's rows against the baseline")
     held.add_argument("--update", action="store_true", help="take a new baseline")
     held.add_argument("--reason", help="why the baseline changes (required with --update)")
+    held.add_argument(
+        "--python",
+        action="append",
+        default=[],
+        metavar="PYTHON",
+        help="with --update: count on this interpreter too (repeatable; e.g. /usr/bin/python3)",
+    )
     return top
 
 
@@ -74,25 +81,28 @@ def _budget(args: argparse.Namespace) -> int:
     if args.update:
         if not args.reason:
             raise SystemExit("--update needs --reason: say why the baseline changes")
-        taken = budget.take(args.reason, progress=_say)
+        taken = budget.take(args.reason, args.python, progress=_say)
         budget.BASELINE.write_text(taken.to_json())
         print(f"wrote {budget.BASELINE}; commit it with the reason: {args.reason}")
         return 0
     baseline = budget.Baseline.load()
-    differs = budget.mismatch(baseline, budget.environment())
-    if differs:
-        print("not comparable with the baseline: " + "; ".join(differs))
-        return 2
-    counts = budget.measure(baseline, progress=_say)
-    for verdict in budget.verdicts(baseline, counts):
-        print(verdict.line())
-    grown = budget.over(baseline, counts)
-    if grown:
+    checked = budget.check(baseline, budget.measure(baseline, progress=_say))
+    for line in [*checked.notes, *(verdict.line() for verdict in checked.verdicts)]:
+        print(line)
+    if checked.over:
         print(f"over the budget (more than {baseline.margin:.0%} over the baseline):")
-        for verdict in grown:
+        for verdict in checked.over:
             print("  " + verdict.line())
+        if not checked.recorded:
+            print(
+                "This interpreter has no record in the baseline; where its build explains "
+                "the ratios, record it: budget --update --reason ... --python " + sys.executable
+            )
         return 1
-    print(f"within the budget ({baseline.margin:.0%} over the baseline at most)")
+    units = sorted({verdict.unit for verdict in checked.verdicts})
+    print(
+        f"within the budget ({' and '.join(units)} at most {baseline.margin:.0%} over the baseline)"
+    )
     return 0
 
 

@@ -52,7 +52,7 @@ def resolve(name: str) -> Tree:
     return Tree(_git("rev-parse", "--verify", f"{name}^{{commit}}"), name)
 
 
-def _uv_env() -> dict[str, str]:
+def uv_env() -> dict[str, str]:
     env = dict(os.environ)
     for name in ("VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT", "PYTHONPATH", "PYTHONHOME"):
         env.pop(name, None)
@@ -69,7 +69,7 @@ def prepare(tree: Tree, progress: Callable[[str], None]) -> None:
     subprocess.run(
         [*uv_command(), "sync", "--frozen", "--no-dev", "--quiet"],
         cwd=tree.path,
-        env=_uv_env(),
+        env=uv_env(),
         check=True,
     )
 

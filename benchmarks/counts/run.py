@@ -3,10 +3,11 @@
 Each row runs in a process of its own (two at a time), so its count never
 depends on which other rows were asked for or ran before it: the table, a
 comparison and the budget count a row the same way. Every row is counted twice
-in its process:
-an empty loop (zero iterations: the loop's own entry and exit, the client
-requests) and a loop of ``loops`` iterations; the row's figure is the
-difference divided by ``loops``.
+in its process: an empty loop (zero iterations: the loop's own entry and exit,
+the client requests) and a loop of ``loops`` iterations; the row's figure is the
+difference divided by ``loops``. It does both twice: with the garbage collector
+off, and with it on (after ``gc.collect()`` and ``gc.freeze()``, so the
+collections the loop's own garbage causes land at the same points in every run).
 
 The process runs with :data:`STEADY` in its environment: string hashing
 seeded, and the C library's allocator in place of CPython's own, with a
@@ -81,11 +82,12 @@ class Count:
     key: str
     loops: int
     instructions: int
-    """Instructions of the ``loops`` iterations (the empty loop's already subtracted)."""
+    """Instructions of the ``loops`` iterations, collector off (the empty loop's subtracted)."""
+    with_gc: int
+    """The same with the collector on: the collections the loop causes are in it."""
 
-    @property
-    def per_op(self) -> float:
-        return self.instructions / self.loops
+    def per_op(self, gc: bool = True) -> float:
+        return (self.with_gc if gc else self.instructions) / self.loops
 
 
 @dataclass(frozen=True)
@@ -95,18 +97,19 @@ class Counts:
     names: Mapping[str, str] = field(default_factory=dict)
     """Row key -> the label the timed suites give it."""
 
-    def per_op(self, key: str) -> float:
-        return self.rows[key].per_op
+    def per_op(self, key: str, gc: bool = True) -> float:
+        return self.rows[key].per_op(gc)
 
-    def ratio(self, key: str) -> float:
+    def ratio(self, key: str, gc: bool = True) -> float:
         """``key`` over its scenario's floor, both counted the same way."""
-        return self.per_op(key) / self.per_op(floor_of(key))
+        return self.per_op(key, gc) / self.per_op(floor_of(key), gc)
 
 
 def versions() -> dict[str, str]:
     """What, besides this project's code, decides how many instructions a row runs."""
     found = {
         "python": platform.python_version(),
+        "python-build": f"{platform.python_compiler()}, {platform.python_build()[1]}",
         "implementation": sys.implementation.name,
         "libc": " ".join(platform.libc_ver()),
     }
@@ -128,9 +131,13 @@ def valgrind_version(command: str) -> str:
     return done.stdout.strip().removeprefix("valgrind-")
 
 
-def label(key: str, loops: int) -> str:
-    """The name a region's dump carries: its row and loop count."""
-    return f"count {key} x{loops}"
+Region = tuple[str, int, bool]
+"""What the worker counts: a row, its loop count, and whether the collector is on."""
+
+
+def label(key: str, loops: int, gc: bool) -> str:
+    """The name a region's dump carries: its row, loop count and collector."""
+    return f"count {key} x{loops}" + (" gc" if gc else "")
 
 
 def read_dumps(directory: Path) -> dict[str, int]:
@@ -160,9 +167,7 @@ _Group = tuple[dict[str, int], dict[str, str], dict[str, str]]
 """One worker's result: instructions per region label, versions, row names."""
 
 
-def _count_group(
-    command: str, python: Path, code: Path, regions: Sequence[tuple[str, int]]
-) -> _Group:
+def _count_group(command: str, python: Path, code: Path, regions: Sequence[Region]) -> _Group:
     with tempfile.TemporaryDirectory(prefix="counts-") as scratch:
         out = Path(scratch)
         argv = [
@@ -174,7 +179,7 @@ def _count_group(
             "-m",
             "benchmarks.counts.worker",
             "--regions",
-            ",".join(f"{key}:{loops}" for key, loops in regions),
+            ",".join(f"{key}:{loops}{':gc' if gc else ''}" for key, loops, gc in regions),
             "--out",
             str(out / "versions.json"),
         ]
@@ -213,10 +218,10 @@ def count(
     loops = loops or Loops()
     interpreter = python or Path(sys.executable)
     wanted = with_floors(keys)
-    groups = [[(key, 0), (key, loops.of(key))] for key in wanted]
+    groups = [[(key, n, gc) for gc in (False, True) for n in (0, loops.of(key))] for key in wanted]
     progress(f"counting {len(wanted)} rows under callgrind, a process each, two at a time")
 
-    def run(regions: Sequence[tuple[str, int]]) -> _Group:
+    def run(regions: Sequence[Region]) -> _Group:
         return _count_group(command, interpreter, code, regions)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -232,8 +237,8 @@ def count(
     for key in wanted:
         n = loops.of(key)
         try:
-            full, empty = dumps[label(key, n)], dumps[label(key, 0)]
+            off, on = (dumps[label(key, n, gc)] - dumps[label(key, 0, gc)] for gc in (False, True))
         except KeyError as missing:
             raise CountError(f"callgrind wrote no dump for {missing}") from None
-        rows[key] = Count(key, n, full - empty)
+        rows[key] = Count(key, n, off, on)
     return Counts(rows, versions, names)

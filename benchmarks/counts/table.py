@@ -9,6 +9,7 @@ from benchmarks.counts.run import Counts, Loops
 
 VERSIONED = (
     "python",
+    "python-build",
     "mcp",
     "mcp-types",
     "pydantic",
@@ -44,23 +45,30 @@ def _name(counts: Counts, key: str) -> str:
 
 
 def markdown(counts: Counts, title: str) -> str:
-    """The counts of one run, a table per scenario, each row divided by its floor."""
+    """The counts of one run, a table per scenario, each row divided by its floor: with the
+    garbage collector off, and on (the collections the row's own garbage causes)."""
     lines = [f"# {title}", "", versions_line(counts.versions) + ".", ""]
     for scenario, keys in _by_scenario(counts.rows).items():
         lines += [f"**{SCENARIOS[scenario]}**", ""]
-        lines += ["| row | key | instructions | x floor | loops |", "|---|---|--:|--:|--:|"]
+        lines += [
+            "| row | key | instructions (GC off) | x floor | instructions (GC on) | x floor "
+            "| loops |",
+            "|---|---|--:|--:|--:|--:|--:|",
+        ]
         for key in keys:
             row = counts.rows[key]
             lines.append(
-                f"| {_name(counts, key)} | `{key}` | {row.per_op:,.0f} | "
-                f"{counts.ratio(key):.3f}x | {row.loops:,} |"
+                f"| {_name(counts, key)} | `{key}` | {row.per_op(False):,.0f} | "
+                f"{counts.ratio(key, False):.3f}x | {row.per_op(True):,.0f} | "
+                f"{counts.ratio(key, True):.3f}x | {row.loops:,} |"
             )
         lines.append("")
     return "\n".join(lines)
 
 
 def difference(before: Counts, after: Counts, names: tuple[str, str]) -> str:
-    """Row by row: instructions per operation in each run, the change, and both ratios."""
+    """Row by row: instructions per operation in each run (collector off), the change, both
+    ratios, and the change with the collector on."""
     first, second = names
     lines: list[str] = []
     if before.versions != after.versions:
@@ -76,15 +84,17 @@ def difference(before: Counts, after: Counts, names: tuple[str, str]) -> str:
         lines += [f"**{SCENARIOS[scenario]}**", ""]
         lines += [
             f"| row | {first} | {second} | change | change % | {first} x floor | "
-            f"{second} x floor |",
-            "|---|--:|--:|--:|--:|--:|--:|",
+            f"{second} x floor | change % (GC on) |",
+            "|---|--:|--:|--:|--:|--:|--:|--:|",
         ]
         for key in keys:
-            old, new = before.per_op(key), after.per_op(key)
+            old, new = before.per_op(key, False), after.per_op(key, False)
             change = new - old
+            with_gc = after.per_op(key) / before.per_op(key) - 1
             lines.append(
                 f"| {_name(after, key)} | {old:,.0f} | {new:,.0f} | {change:+,.0f} | "
-                f"{change / old:+.3%} | {before.ratio(key):.3f}x | {after.ratio(key):.3f}x |"
+                f"{change / old:+.3%} | {before.ratio(key, False):.3f}x | "
+                f"{after.ratio(key, False):.3f}x | {with_gc:+.3%} |"
             )
         lines.append("")
     return "\n".join(lines)

@@ -5,14 +5,15 @@ Started by :mod:`benchmarks.counts.run` as
 not meant to be started by hand. It imports, sets up and warms every row up
 with callgrind's instrumentation off (about 7 times slower than native instead
 of 50 to 100 times), then turns it on and, for each region asked for
-(``key:loops``, in order): collects the garbage, freezes what exists and keeps
-the collector off (so no collection lands inside one count and not another),
-zeroes the counters, runs the row's statement ``loops`` times in the same kind
-of generated loop the timing harness uses, and dumps the counters to a file
-whose trigger names the region. Everything the process does between the zero
-and the dump is counted, on every thread: the client's and the server's tasks,
-the event loop's own work. The parent reads the dumps back; this process only
-writes the versions it ran with, as JSON, to ``--out``.
+(``key:loops`` with the collector off, ``key:loops:gc`` with it on; in order):
+collects the garbage and freezes what exists (so every count starts from an
+empty young generation, and a collection lands at the same point of every run),
+turns the collector off or on, zeroes the counters, runs the row's statement
+``loops`` times in the same kind of generated loop the timing harness uses,
+and dumps the counters to a file whose trigger names the region. Everything the
+process does between the zero and the dump is counted, on every thread: the
+client's and the server's tasks, the event loop's own work. The parent reads the
+dumps back; this process only writes the versions it ran with, as JSON, to ``--out``.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from typing import Any
 # docs/performance.md, "Instruction counts".
 import benchmarks.container_workload  # noqa: F401
 from benchmarks.counts.rows import Row, per_call, rows
-from benchmarks.counts.run import label, versions
+from benchmarks.counts.run import Region, label, versions
 from benchmarks.counts.valgrind import ClientRequests
 from benchmarks.harness import Case
 
@@ -104,13 +105,13 @@ def _made(case: Case, loop: asyncio.AbstractEventLoop) -> dict[str, Any]:
 
 
 def count(
-    regions: Sequence[tuple[str, int]], warmup: Callable[[str], int], requests: ClientRequests
+    regions: Sequence[Region], warmup: Callable[[str], int], requests: ClientRequests
 ) -> dict[str, str]:
     """Set up every row of ``regions``, warm it up, then count each region in order.
 
     Returns each row's label (its case's name), for the table.
     """
-    keys = list(dict.fromkeys(key for key, _ in regions))
+    keys = list(dict.fromkeys(key for key, _, _ in regions))
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     chosen: list[Row] = rows(keys)
@@ -127,11 +128,14 @@ def count(
         gc.disable()
         requests.start_instrumentation()
         zero = requests.zero()
-        for key, n in regions:
-            dump = requests.dump(label(key, n))
+        for key, n, collector in regions:
+            dump = requests.dump(label(key, n, collector))
             gc.collect()
             gc.freeze()
+            if collector:
+                gc.enable()
             loops[key](n, zero, dump)
+            gc.disable()
             _settled(loop)
     finally:
         gc.enable()
@@ -149,17 +153,20 @@ async def _awaited(value: Any) -> None:
     await value
 
 
-def _regions(text: str) -> list[tuple[str, int]]:
+def _regions(text: str) -> list[Region]:
     found = []
     for part in text.split(","):
-        key, _, n = part.rpartition(":")
-        found.append((key, int(n)))
+        collector = part.endswith(":gc")
+        key, _, n = part.removesuffix(":gc").rpartition(":")
+        found.append((key, int(n), collector))
     return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.counts.worker")
-    parser.add_argument("--regions", required=True, help="key:loops,key:loops,... in order")
+    parser.add_argument(
+        "--regions", required=True, help="key:loops[:gc],key:loops[:gc],... in order"
+    )
     parser.add_argument("--warmup-calls", type=int, default=100)
     parser.add_argument("--warmup-resolves", type=int, default=1000)
     parser.add_argument("--out", required=True)
