@@ -1,8 +1,9 @@
 """``python -m benchmarks [SUITE ...] [--quick]``: run suites, print and publish tables.
 
-Each suite is a module exposing ``SUITE`` (a :class:`benchmarks.suite.Suite`);
-add a new one to :data:`SUITES`. A full run writes ``docs/benchmarks.md`` and,
-when matplotlib is installed (the ``bench`` group has it), ``docs/benchmarks.png``.
+Each suite is a module of :mod:`benchmarks.suites` exposing ``SUITE`` (a
+:class:`benchmarks.harness.suite.Suite`); add a new one to :data:`SUITES`. A full
+run writes ``docs/benchmarks.md`` and, when matplotlib is installed (the ``bench``
+group has it), ``docs/benchmarks.png``.
 ``--quick`` is a smoke run: few, short samples, nothing written unless ``--write``,
 and no virtual environment is created (an existing one is used).
 """
@@ -17,23 +18,19 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from benchmarks import harness, report
-from benchmarks.suite import Measured, RunOptions, Suite
+from benchmarks.harness import report, timing
+from benchmarks.harness.suite import Measured, RunOptions, Suite
+from benchmarks.harness.venv import ROOT
 
-SUITES: dict[str, str] = {
-    "container": "benchmarks.container_suite",
-    "mcp_call": "benchmarks.mcp_call_suite",
-    "scale": "benchmarks.scale_suite",
-    "http": "benchmarks.http_suite",
-}
-"""Suite name -> module holding its ``SUITE``; run in this order."""
+SUITES = ("container", "mcp_call", "scale", "http")
+"""The suites (modules of :mod:`benchmarks.suites`), in the order they run."""
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = ROOT / "docs"
 
 
 def load(name: str) -> Suite:
     try:
-        module = importlib.import_module(SUITES[name])
+        module = importlib.import_module(f"benchmarks.suites.{name}")
     except ImportError as error:
         raise SystemExit(
             f"suite {name!r} needs {error.name!r}: run with the bench group, "
@@ -92,18 +89,18 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     return args
 
 
-def settings_from(args: argparse.Namespace) -> harness.Settings:
-    base = harness.Settings.quick() if args.quick else harness.Settings.full()
-    return harness.Settings(
+def settings_from(args: argparse.Namespace) -> timing.Settings:
+    base = timing.Settings.quick() if args.quick else timing.Settings.full()
+    return timing.Settings(
         repeats=args.repeats or base.repeats,
         target_seconds=args.sample_ms / 1000 if args.sample_ms else base.target_seconds,
         clock=args.clock,
     )
 
 
-def suite_settings(suite: Suite, args: argparse.Namespace) -> harness.Settings:
+def suite_settings(suite: Suite, args: argparse.Namespace) -> timing.Settings:
     """The run's settings as ``suite`` tunes them; explicit flags still win."""
-    base = harness.Settings.quick() if args.quick else harness.Settings.full()
+    base = timing.Settings.quick() if args.quick else timing.Settings.full()
     tuned = suite.tune(base, args.quick) if suite.tune is not None else base
     if args.repeats:
         tuned = dataclasses.replace(tuned, repeats=args.repeats)
@@ -153,8 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         measured = suite.measure(options) if suite.measure is not None else Measured()
         cases = suite.cases(options)
         say(f"{len(cases)} cases; {options.settings.describe()}")
-        results = harness.run(cases, options.settings, progress=say) if cases else []
-        table = harness.with_ratios([*results, *measured.results])
+        results = timing.run(cases, options.settings, progress=say) if cases else []
+        table = timing.with_ratios([*results, *measured.results])
         run = report.SuiteRun(suite, table, suite.targets(table), options.settings, measured)
         runs.append(run)
         print(report.suite_markdown(run), flush=True)

@@ -5,16 +5,16 @@ Profiles (``cProfile``, CPU time) the apps of the HTTP suite, either
 - ``--asgi`` (default): the Starlette app's ASGI callable awaited in process, the
   same request as the suite's, no socket; or
 - ``--served``: the app under uvicorn in this process (a listener with
-  ``TCP_NODELAY``), loaded by :mod:`benchmarks.http_load` from a second process,
+  ``TCP_NODELAY``), loaded by :mod:`benchmarks.harness.load` from a second process,
   so uvicorn, h11 and asyncio's transports are in the profile too;
 
 and prints own time per request by package, then the top functions (the
-layout of :mod:`benchmarks.profile`). Profiling inflates Python-level calls:
+layout of ``python -m benchmarks.profile``). Profiling inflates Python-level calls:
 compare groups and rows, not totals, with the suite's figures.
 
-``--layers`` does not profile: it times (wall clock, no profiler, interleaved
-rounds, medians) the same request sent to each ASGI layer of the app's MCP
-route, from the Starlette app down to the SDK's ``StreamableHTTPASGIApp``, so
+``--layers`` does not profile: it times (wall clock, no profiler, the harness's
+interleaved rounds, medians) the same request sent to each ASGI layer of the app's
+MCP route, from the Starlette app down to the SDK's ``StreamableHTTPASGIApp``, so
 the difference between two neighbours is what one wrapper costs per request.
 
     uv run --group bench python -m benchmarks.http_profile --apps mcpserver adapter
@@ -25,36 +25,42 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import cProfile
 import pstats
 import socket
-import statistics
-import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from benchmarks import http_asgi, http_request, http_serve, http_suite
-from benchmarks.profile import report
+from benchmarks.harness import load
+from benchmarks.harness.processes import HOST
+from benchmarks.harness.profiling import profiled, report
+from benchmarks.harness.timing import Case, Settings, run
+from benchmarks.workloads import apps
+from benchmarks.workloads.http import (
+    BODY,
+    EXPECT,
+    HEADERS,
+    PATH,
+    caller,
+    quiet_sdk_logs,
+    running,
+)
 
 APPS: dict[str, Callable[[], Any]] = {
-    "mcpserver": http_serve.mcpserver_app,
-    "adapter": http_serve.adapter_app,
-    "adapter-lean": http_serve.adapter_lean_app,
+    "mcpserver": apps.mcpserver_app,
+    "adapter": apps.adapter_app,
+    "adapter-lean": apps.adapter_lean_app,
 }
 
 
 async def profile_asgi(app: Any, calls: int) -> pstats.Stats:
-    close = await http_asgi.running(app)
+    close = await running(app)
     try:
-        call = http_asgi.caller(app, http_request.PATH, http_request.HEADERS, http_request.BODY)
+        call = caller(app)
         for _ in range(300):  # warm up
             await call()
-        profiler = cProfile.Profile(time.process_time)
-        profiler.enable()
-        for _ in range(calls):
-            await call()
-        profiler.disable()
+        with profiled() as profiler:
+            for _ in range(calls):
+                await call()
     finally:
         await close()
     return pstats.Stats(profiler)
@@ -72,7 +78,7 @@ async def profile_served(app: Any, seconds: float, connections: int) -> tuple[ps
             served += 1
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.bind((http_request.HOST, 0))
+    sock.bind((HOST, 0))
     sock.listen(2048)
     port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(counting, log_level="warning", lifespan="on"))
@@ -80,32 +86,14 @@ async def profile_served(app: Any, seconds: float, connections: int) -> tuple[ps
     while not server.started:
         await asyncio.sleep(0.01)
     warmup = 1.0
-    command = [
-        sys.executable,
-        "-m",
-        "benchmarks.http_load",
-        "--port",
-        str(port),
-        "--body",
-        http_request.BODY.decode(),
-        "--expect",
-        http_request.EXPECT,
-        "--connections",
-        str(connections),
-        "--warmup",
-        str(warmup),
-        "--duration",
-        str(seconds + 1.0),
-    ]
-    for name, value in http_request.HEADERS:
-        command += ["--header", f"{name}: {value}"]
+    command = load.command(
+        port, BODY, EXPECT, HEADERS, connections=connections, warmup=warmup, duration=seconds + 1
+    )
     generator = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.DEVNULL)
     await asyncio.sleep(warmup + 0.5)
-    profiler = cProfile.Profile(time.process_time)
     before = served
-    profiler.enable()
-    await asyncio.sleep(seconds)
-    profiler.disable()
+    with profiled() as profiler:
+        await asyncio.sleep(seconds)
     requests = served - before
     await generator.wait()
     server.should_exit = True
@@ -117,7 +105,7 @@ async def profile_served(app: Any, seconds: float, connections: int) -> tuple[ps
 def layers(app: Any) -> list[tuple[str, Any]]:
     """``(name, ASGI callable)`` from the Starlette app down the MCP route's wrappers."""
     found: list[tuple[str, Any]] = [("Starlette app", app)]
-    route = next(r for r in app.routes if getattr(r, "path", None) == http_request.PATH)
+    route = next(r for r in app.routes if getattr(r, "path", None) == PATH)
     layer: Any = route.app
     while layer is not None:
         found.append((type(layer).__name__, layer))
@@ -127,34 +115,34 @@ def layers(app: Any) -> list[tuple[str, Any]]:
     return found
 
 
-async def time_layers(app: Any, calls: int, rounds: int) -> list[tuple[str, float]]:
-    close = await http_asgi.running(app)
-    try:
-        found = layers(app)
-        callers = [
-            http_asgi.caller(layer, http_request.PATH, http_request.HEADERS, http_request.BODY)
-            for _, layer in found
-        ]
-        for call in callers:
-            status, body = await call()
-            if status != 200 or http_request.EXPECT.encode() not in body:
-                raise AssertionError(f"a layer answered {status}: {body[:200]!r}")
-            for _ in range(200):
-                await call()
-        samples: list[list[float]] = [[] for _ in callers]
-        order = list(range(len(callers)))
-        for number in range(rounds):
-            order.reverse() if number % 2 else order.sort()
-            for index in order:
-                call = callers[index]
-                started = time.perf_counter()
-                for _ in range(calls):
-                    await call()
-                samples[index].append((time.perf_counter() - started) / calls * 1e6)
-    finally:
-        await close()
-    medians = [statistics.median(times) for times in samples]
-    return [(name, median) for (name, _), median in zip(found, medians, strict=True)]
+def layer_cases(app: Any) -> list[Case]:
+    """A case per layer: one request sent to it (checked once); the first case's setup
+    enters the app's lifespan and its teardown leaves it."""
+
+    async def setup(layer: Any, first: bool) -> Mapping[str, Any]:
+        names: dict[str, Any] = {"_close": await running(app)} if first else {}
+        call = names["call"] = caller(layer)
+        status, body = await call()
+        if status != 200 or EXPECT.encode() not in body:
+            raise AssertionError(f"a layer answered {status}: {body[:200]!r}")
+        return names
+
+    async def teardown(names: Mapping[str, Any]) -> None:
+        if "_close" in names:
+            await names["_close"]()
+
+    return [
+        Case(
+            "layers",
+            name,
+            "await call()",
+            lambda layer=layer, first=index == 0: setup(layer, first),  # type: ignore[misc]
+            is_async=True,
+            anchor=index == 0,
+            teardown=teardown,
+        )
+        for index, (name, layer) in enumerate(layers(app))
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -167,12 +155,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--layers", action="store_true", help="time each ASGI layer, no profile")
     parser.add_argument("--rounds", type=int, default=15, help="interleaved rounds (--layers)")
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    http_suite.quiet_sdk_logs()
+    args = parser.parse_args(argv)
+    quiet_sdk_logs()
     for name in args.apps:
         app = APPS[name]()
         if args.layers:
-            timed = asyncio.run(time_layers(app, max(args.calls // args.rounds, 50), args.rounds))
+            each = max(args.calls // args.rounds, 50)
+            settings = Settings(args.rounds, target_seconds=0, min_number=each, clock="wall")
+            timed = [(r.case.name, r.median_ns / 1000) for r in run(layer_cases(app), settings)]
             print(f"\n## {name}: µs per request sent to each layer (median of {args.rounds})\n")
             for (layer, micros), inner in zip(timed, [*timed[1:], None], strict=True):
                 own = f"{micros - inner[1]:+8.1f}" if inner is not None else ""

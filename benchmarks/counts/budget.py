@@ -34,11 +34,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from benchmarks.counts.compare import uv_env
 from benchmarks.counts.rows import BUDGET, floor_of, with_floors
-from benchmarks.counts.run import ROOT, Counts, Loops, count
+from benchmarks.counts.run import Counts, Loops, count
 from benchmarks.counts.table import VERSIONED
-from benchmarks.pinned_venv import uv_command
+from benchmarks.harness.venv import ROOT, commit, uv_command, uv_env
 
 BASELINE = Path(__file__).resolve().parent / "baseline.json"
 VENVS = ROOT / ".bench-venvs" / "budget"
@@ -206,18 +205,6 @@ def venv_python(python: str, progress: Progress) -> Path:
     return target / "bin" / "python"
 
 
-def _commit() -> str:
-    def git(*args: str) -> str:
-        done = subprocess.run(
-            ["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=False
-        )
-        return done.stdout.strip()
-
-    dirty = git("status", "--porcelain", "--", "src")
-    commit = git("rev-parse", "--short=12", "HEAD") or "unknown commit"
-    return commit + (" with uncommitted changes in src/" if dirty else "")
-
-
 def take(
     reason: str, pythons: Sequence[str] = (), progress: Progress = lambda _m: None
 ) -> Baseline:
@@ -238,5 +225,5 @@ def take(
         loops=LOOPS,
         margin=MARGIN,
         reason=reason,
-        taken=f"{datetime.date.today().isoformat()}, {_commit()}",
+        taken=f"{datetime.date.today().isoformat()}, {commit()}",
     )

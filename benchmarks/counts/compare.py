@@ -11,14 +11,13 @@ asked to keep them (a later comparison of the same commit then reuses them).
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.counts.run import ROOT, Counts, Loops, count
-from benchmarks.pinned_venv import uv_command
+from benchmarks.counts.run import Counts, Loops, count
+from benchmarks.harness.venv import ROOT, git, uv_command, uv_env
 
 TREES = ROOT / ".bench-venvs" / "trees"
 
@@ -39,24 +38,8 @@ class Tree:
         return self.path / ".venv" / "bin" / "python"
 
 
-def _git(*args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=False
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"git {' '.join(args)}: {done.stderr.strip()}")
-    return done.stdout.strip()
-
-
 def resolve(name: str) -> Tree:
-    return Tree(_git("rev-parse", "--verify", f"{name}^{{commit}}"), name)
-
-
-def uv_env() -> dict[str, str]:
-    env = dict(os.environ)
-    for name in ("VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT", "PYTHONPATH", "PYTHONHOME"):
-        env.pop(name, None)
-    return env
+    return Tree(git("rev-parse", "--verify", f"{name}^{{commit}}", check=True), name)
 
 
 def prepare(tree: Tree, progress: Callable[[str], None]) -> None:
@@ -64,7 +47,7 @@ def prepare(tree: Tree, progress: Callable[[str], None]) -> None:
     if not (tree.path / ".git").exists():
         progress(f"git worktree for {tree.given} ({tree.commit[:12]}) in {tree.path}")
         TREES.mkdir(parents=True, exist_ok=True)
-        _git("worktree", "add", "--detach", str(tree.path), tree.commit)
+        git("worktree", "add", "--detach", str(tree.path), tree.commit, check=True)
     progress(f"uv sync --frozen --no-dev in {tree.path}")
     subprocess.run(
         [*uv_command(), "sync", "--frozen", "--no-dev", "--quiet"],
@@ -76,7 +59,7 @@ def prepare(tree: Tree, progress: Callable[[str], None]) -> None:
 
 def remove(tree: Tree) -> None:
     if (tree.path / ".git").exists():
-        _git("worktree", "remove", "--force", str(tree.path))
+        git("worktree", "remove", "--force", str(tree.path), check=True)
 
 
 def compare(

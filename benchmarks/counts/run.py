@@ -35,9 +35,7 @@ from importlib import metadata
 from pathlib import Path
 
 from benchmarks.counts.rows import floor_of, scenario_of, with_floors
-
-ROOT = Path(__file__).resolve().parent.parent.parent
-"""The checkout whose ``benchmarks`` package runs (the workloads and the worker)."""
+from benchmarks.harness.venv import ROOT
 
 STEADY: Mapping[str, str] = {
     "PYTHONHASHSEED": "0",

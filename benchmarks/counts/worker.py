@@ -21,66 +21,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import inspect
 import json
-import textwrap
-from collections.abc import Callable, Coroutine, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
 # First, before anything that loads a Rust extension (pydantic-core, rpds): the
 # container workload's classes are then allocated at the same addresses in every run.
 # Their hashes are their addresses, so where they land in the scope's dictionaries
 # (and how many probes a lookup takes) would otherwise change from run to run; see
 # docs/performance.md, "Instruction counts".
-import benchmarks.container_workload  # noqa: F401
+import benchmarks.workloads.container  # noqa: F401
 from benchmarks.counts.rows import Row, per_call, rows
 from benchmarks.counts.run import Region, label, versions
 from benchmarks.counts.valgrind import ClientRequests
-from benchmarks.harness import Case
-
-Loop = Callable[[int, Callable[[], None], Callable[[], None]], None]
-
-_SYNC = """\
-def _bench(_n, _ns, _zero, _dump):
-{bind}
-    _zero()
-    for _ in range(_n):
-{stmt}
-    _dump()
-"""
-
-_ASYNC = """\
-async def _bench(_n, _ns, _zero, _dump):
-{bind}
-    _zero()
-    for _ in range(_n):
-{stmt}
-    _dump()
-"""
-
-
-def _nothing() -> None:
-    return None
-
-
-def loop_of(case: Case, names: Mapping[str, Any], loop: asyncio.AbstractEventLoop) -> Loop:
-    """The harness's loop for ``case`` (same statement, names bound as locals), counted
-    from ``zero()`` to ``dump()``: the loop's own setup and the event loop's entry
-    and exit stay outside the count."""
-    bind = "\n".join(f"    {name} = _ns[{name!r}]" for name in names if name.isidentifier())
-    body = textwrap.indent(textwrap.dedent(case.stmt).strip(), " " * 8)
-    source = (_ASYNC if case.is_async else _SYNC).format(bind=bind or "    pass", stmt=body)
-    module: dict[str, Any] = {}
-    exec(compile(source, f"<count {case.scenario}: {case.name}>", "exec"), module)
-    bench = module["_bench"]
-
-    def run(n: int, zero: Callable[[], None], dump: Callable[[], None]) -> None:
-        done = bench(n, names, zero, dump)
-        if case.is_async:
-            coroutine: Coroutine[Any, Any, None] = done
-            loop.run_until_complete(coroutine)
-
-    return run
+from benchmarks.harness.timing import compile_loop, finish, prepare
 
 
 def _settled(loop: asyncio.AbstractEventLoop) -> None:
@@ -93,15 +46,8 @@ def _settled(loop: asyncio.AbstractEventLoop) -> None:
     loop.run_until_complete(turns())
 
 
-def _made(case: Case, loop: asyncio.AbstractEventLoop) -> dict[str, Any]:
-    made = case.setup()
-    if inspect.isawaitable(made):
-
-        async def wait() -> Mapping[str, Any]:
-            return await made  # type: ignore[no-any-return,misc]
-
-        made = loop.run_until_complete(wait())
-    return dict(made)
+def _nothing(_started: object = None) -> None:
+    return None
 
 
 def count(
@@ -115,9 +61,10 @@ def count(
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     chosen: list[Row] = rows(keys)
-    names = [_made(row.case, loop) for row in chosen]
+    names = [prepare(row.case, loop) for row in chosen]
     loops = {
-        row.key: loop_of(row.case, made, loop) for row, made in zip(chosen, names, strict=True)
+        row.key: compile_loop(row.case, made, loop, "count")
+        for row, made in zip(chosen, names, strict=True)
     }
     try:
         for key in keys:
@@ -140,17 +87,9 @@ def count(
     finally:
         gc.enable()
         gc.unfreeze()
-        for row, made in zip(chosen, names, strict=True):
-            if row.case.teardown is not None:
-                done = row.case.teardown(made)
-                if inspect.isawaitable(done):
-                    loop.run_until_complete(_awaited(done))
+        finish([row.case for row in chosen], names, loop)
         loop.close()
     return {row.key: row.case.name for row in chosen}
-
-
-async def _awaited(value: Any) -> None:
-    await value
 
 
 def _regions(text: str) -> list[Region]:
@@ -179,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("not running under valgrind: use python -m benchmarks.counts")
 
     def warmup(key: str) -> int:
-        return args.warmup_calls if per_call(key) else args.warmup_resolves
+        return int(args.warmup_calls if per_call(key) else args.warmup_resolves)
 
     regions = _regions(args.regions)
     names = count(regions, warmup, requests)

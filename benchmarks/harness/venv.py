@@ -1,12 +1,11 @@
-"""A virtual environment of pinned packages, for contenders outside this project's lock.
+"""The checkout, and the virtual environments of pinned packages made beside it.
 
 FastMCP and dishka-fastmcp bring dependency trees of their own that do not
-belong in this project's lock. Each benchmark that runs them declares a
+belong in this project's lock. A benchmark that runs them declares a
 :class:`PinnedVenv`: a git-ignored directory under ``.bench-venvs/`` made with
 ``uv venv`` + ``uv pip install`` of pinned versions, a stamp file recording what
 was installed (so changed pins install again), and the SDK and its neighbours
 pinned to the versions installed here, so both sides run the same SDK code.
-Used by :mod:`benchmarks.field_venv` and :mod:`benchmarks.http_venv`.
 """
 
 from __future__ import annotations
@@ -15,12 +14,42 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
+"""The checkout whose ``benchmarks`` package runs."""
+
+
+def git(*args: str, check: bool = False) -> str:
+    """``git`` in the checkout: its output; when it fails, '' (or the exit, with ``check``)."""
+    done = subprocess.run(
+        ["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0 and check:
+        raise SystemExit(f"git {' '.join(args)}: {done.stderr.strip()}")
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def commit() -> str:
+    """The commit measured, and whether ``src/`` had uncommitted changes."""
+    found = git("rev-parse", "--short=12", "HEAD") or "unknown commit"
+    return found + (" + uncommitted changes in src/" if git("status", "--porcelain", "src") else "")
+
+
+def uv_command() -> list[str]:
+    found = os.environ.get("UV") or shutil.which("uv")
+    return [found] if found else [sys.executable, "-m", "uv"]
+
+
+def uv_env() -> dict[str, str]:
+    """This process's environment without what points ``uv`` or python at this venv."""
+    env = dict(os.environ)
+    for name in ("VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT", "PYTHONPATH", "PYTHONHOME"):
+        env.pop(name, None)
+    return env
 
 
 @dataclass(frozen=True)
@@ -85,16 +114,25 @@ class PinnedVenv:
         )
         self.stamp.write_text("\n".join(wanted) + "\n")
 
-    def env(self, pythonpath: Sequence[Path]) -> dict[str, str]:
-        """This process's environment for the venv's python, importing from ``pythonpath``."""
-        env = dict(os.environ)
-        for name in ("VIRTUAL_ENV", "PYTHONHOME", "UV_PROJECT_ENVIRONMENT"):
-            env.pop(name, None)
-        env["PYTHONPATH"] = os.pathsep.join(map(str, pythonpath))
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
-        return env
+    def env(self, *pythonpath: Path) -> dict[str, str]:
+        """The environment of the venv's python, importing from ``pythonpath``."""
+        return {
+            **uv_env(),
+            "PYTHONPATH": os.pathsep.join(map(str, pythonpath)),
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
 
-
-def uv_command() -> list[str]:
-    found = os.environ.get("UV") or shutil.which("uv")
-    return [found] if found else [sys.executable, "-m", "uv"]
+    def versions(self, *names: str) -> str:
+        """``name version, ...`` of ``names`` as installed in the venv."""
+        code = (
+            "import importlib.metadata as m, sys;"
+            "print(', '.join(f'{n} {m.version(n)}' for n in sys.argv[1:]))"
+        )
+        done = subprocess.run(
+            [str(self.python), "-c", code, *names],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        )
+        return done.stdout.strip()

@@ -28,7 +28,6 @@ import sys
 import time
 import tracemalloc
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import mcp
@@ -36,14 +35,14 @@ import pydantic
 from mcp.server import Server as SdkServer
 from pydantic import Field
 
-from benchmarks.harness import CLOCKS, Case, Result, Row, Settings, ratio
-from benchmarks.mcp_workload import MODERN, open_client
-from benchmarks.suite import Column, Measured, RunOptions, Suite, Table, Target, find
+from benchmarks.harness.suite import Column, Measured, RunOptions, Suite, Table, Target, find
+from benchmarks.harness.timing import CLOCKS, Case, Result, Row, Settings, held, ratio
+from benchmarks.harness.venv import ROOT
+from benchmarks.workloads.mcp import MODERN, disconnect
 from container import Container
 from mcp_adapter import McpResponse, Server, Tool, build_sdk_server, compile_server
 from schemas import Contract, Schema
 
-ROOT = Path(__file__).resolve().parent.parent
 SIZES = (10, 100, 1_000, 10_000)
 QUICK_SIZES = (10, 100, 250)
 """A smoke run: 250 tools still make three pages."""
@@ -200,7 +199,7 @@ def retained_bytes(declaration: type[Server]) -> tuple[int, int]:
 def compile_figures(size: int, repeats: int, clock: str = "cpu") -> dict[str, Any]:
     """Cold compiles of both variants, interleaved, GC on and off; memory once each.
 
-    Runs in a process of its own (``python -m benchmarks.scale_suite CLOCK REPEATS SIZE``)
+    Runs in a process of its own (``python -m benchmarks.suites.scale CLOCK REPEATS SIZE``)
     that holds only this size's tool classes, as a server of that size would.
     """
     for hooks in (False, True):  # warm-up: imports and pydantic's lazily built parts
@@ -221,7 +220,7 @@ def compile_figures(size: int, repeats: int, clock: str = "cpu") -> dict[str, An
 
 def _compile_in_subprocess(sizes: Sequence[int], repeats: int, clock: str) -> list[dict[str, Any]]:
     done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.scale_suite", clock, str(repeats), *map(str, sizes)],
+        [sys.executable, "-m", "benchmarks.suites.scale", clock, str(repeats), *map(str, sizes)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,
@@ -296,17 +295,13 @@ async def _connect(size: int, hooks: bool) -> Mapping[str, Any]:
     key = (size, hooks)
     if key not in _sdk_servers:
         _sdk_servers[key] = serve(size, hooks)
-    client, close = await open_client(lambda: mcp.Client(_sdk_servers[key], mode=MODERN))
+    client, close = await held(mcp.Client(_sdk_servers[key], mode=MODERN))
     await client.list_tools(cache_mode="bypass")
     return {"client": client, "_close": close}
 
 
 def _connected(size: int, hooks: bool) -> Callable[[], Awaitable[Mapping[str, Any]]]:
     return lambda: _connect(size, hooks)
-
-
-async def _disconnect(names: Mapping[str, Any]) -> None:
-    await names["_close"]()
 
 
 def pages(size: int) -> int:
@@ -327,7 +322,7 @@ def cases(options: RunOptions | None = None) -> list[Case]:
                     is_async=True,
                     anchor=size == ANCHOR_SIZE and not hooks,
                     tag=_tag("first", size, hooks),
-                    teardown=_disconnect,
+                    teardown=disconnect,
                 )
             )
         for size in sizes:
@@ -342,7 +337,7 @@ def cases(options: RunOptions | None = None) -> list[Case]:
                         tag=_tag("walk", size, hooks),
                         note=f"{pages(size)} pages per listing",
                         per=pages(size),
-                        teardown=_disconnect,
+                        teardown=disconnect,
                     )
                 )
     return found
@@ -492,7 +487,7 @@ SUITE = Suite(
     cases=cases,
     verify=verify,
     targets=targets,
-    packages=("mcp-adapter", "mcp", "pydantic"),
+    packages=("mcp-adapter-di", "mcp", "pydantic"),
     limits={LISTING: FLAT},
     tune=tune,
     measure=measure,
@@ -522,7 +517,7 @@ SUITE = Suite(
 
 
 def main(argv: Sequence[str]) -> int:
-    """``python -m benchmarks.scale_suite CLOCK REPEATS SIZE [SIZE ...]``: compile figures."""
+    """``python -m benchmarks.suites.scale CLOCK REPEATS SIZE [SIZE ...]``: compile figures."""
     clock, *numbers = argv
     repeats, *sizes = (int(value) for value in numbers)
     print(json.dumps([compile_figures(size, repeats, clock) for size in sizes]))

@@ -1,7 +1,7 @@
 """The container benchmark: a scoped 5-node graph and a bare transient, side by side.
 
 The workload (the graph, the transient, the hand-written floors and this
-container's rows) is :mod:`benchmarks.container_workload`; this module adds the
+container's rows) is :mod:`benchmarks.workloads.container`; this module adds the
 other containers and the targets.
 """
 
@@ -16,7 +16,9 @@ import diwire
 import wireup
 from dependency_injector import containers, providers
 
-from benchmarks.container_workload import (
+from benchmarks.harness.suite import RunOptions, Suite, Table, Target, row
+from benchmarks.harness.timing import Case, ratio
+from benchmarks.workloads.container import (
     OURS,
     SCOPED,
     TRANSIENT,
@@ -34,8 +36,6 @@ from benchmarks.container_workload import (
     scoped_floors,
     transient_floors,
 )
-from benchmarks.harness import Case, ratio
-from benchmarks.suite import RunOptions, Suite, Table, Target, row
 from container import Container
 
 # -- the contenders, each wired the way its documentation shows ------------------------
@@ -384,7 +384,7 @@ SUITE = Suite(
     cases=cases,
     verify=verify,
     targets=targets,
-    packages=("mcp-adapter", "dishka", "wireup", "diwire", "dependency-injector"),
+    packages=("mcp-adapter-di", "dishka", "wireup", "diwire", "dependency-injector"),
     limits={SCOPED: 2.5, TRANSIENT: 2.0},
     notes=(
         "Graph: A(B, C), B(D), C(D, E); D singleton, A/B/C/E scoped. Every contender "

@@ -1,8 +1,8 @@
 """The per-call MCP workload, shared by this environment and the contenders' own venvs.
 
-It imports only the standard library, ``pydantic`` and ``mcp`` (never this
-project's packages), so ``benchmarks/field_bench.py`` can import it inside
-another virtual environment.
+It imports only the standard library, ``pydantic``, ``mcp`` and the harness (never
+this project's packages), so the field suite (:mod:`benchmarks.suites.field`) can
+import it inside another virtual environment.
 
 The workload: a tool ``add(a: int, b: int)`` returning ``{"sum": a + b}`` as
 structured content (and its JSON text), with two services injected into the
@@ -13,11 +13,9 @@ process, in either protocol era, with the same arguments.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from contextlib import AbstractAsyncContextManager
 from typing import Annotated, Any
 
 import mcp
@@ -27,6 +25,8 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.resolve import Elicit, Resolve
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+
+from benchmarks.harness.timing import held
 
 MODERN = "2026-07-28"
 LEGACY = "legacy"
@@ -166,45 +166,10 @@ def mcpserver_resolve() -> MCPServer:
 # -- driving a server through mcp.Client ---------------------------------------------
 
 
-async def open_client(
-    make: Callable[[], AbstractAsyncContextManager[mcp.Client]],
-) -> tuple[mcp.Client, Callable[[], Awaitable[None]]]:
-    """Enter a client in a task of its own and leave it open; returns it and its closer.
-
-    anyio's cancel scopes (the client's task group) must be left in the task that
-    entered them, and the harness runs setup, every timed loop and teardown as
-    separate tasks; so one owner task enters the client and waits to be told to
-    leave.
-    """
-    ready = asyncio.Event()
-    leave = asyncio.Event()
-    box: dict[str, mcp.Client] = {}
-
-    async def owner() -> None:
-        async with make() as client:
-            box["client"] = client
-            ready.set()
-            await leave.wait()
-
-    task = asyncio.create_task(owner())
-    waiter = asyncio.create_task(ready.wait())
-    await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-    if not ready.is_set():
-        waiter.cancel()
-        task.result()  # raises what went wrong
-        raise RuntimeError("the client task ended before it was ready")
-
-    async def close() -> None:
-        leave.set()
-        await task
-
-    return box["client"], close
-
-
 async def connect(server: Any, mode: str, **options: Any) -> Mapping[str, Any]:
     """Harness setup: an open client (tools already listed) as ``client``, plus ``args``;
     ``options`` go to ``mcp.Client`` (an ``elicitation_callback``, ...)."""
-    client, close = await open_client(lambda: mcp.Client(server, mode=mode, **options))
+    client, close = await held(mcp.Client(server, mode=mode, **options))
     await client.list_tools()
     return {"client": client, "args": ARGUMENTS, "_close": close}
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 import datetime
 import os
 import platform
-import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-from benchmarks.harness import Row, Settings
-from benchmarks.suite import Column, Measured, Suite, Table, Target
+from benchmarks.harness.suite import Column, Measured, Suite, Table, Target
+from benchmarks.harness.timing import Row, Settings
+from benchmarks.harness.venv import commit
 
 
 @dataclass(frozen=True)
@@ -45,36 +45,13 @@ class Machine:
             system=f"{platform.system()} {platform.release()} {platform.machine()}",
             cpu=_cpu_model(),
             cores=os.cpu_count() or 0,
-            code=_code_version(),
+            code=f"commit {commit()}",
             load=_load(),
         )
 
     def line(self) -> str:
         load = f", load average {self.load}" if self.load else ""
         return f"{self.date}; {self.python}; {self.system}; {self.cpu}, {self.cores} cores{load}"
-
-
-def _code_version() -> str:
-    """The commit measured, and whether ``src/`` had uncommitted changes."""
-    root = Path(__file__).resolve().parent.parent
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "src"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown commit"
-    return f"commit {commit}" + (" + uncommitted changes in src/" if dirty else "")
 
 
 def _load() -> str:
@@ -102,10 +79,6 @@ def versions(packages: Sequence[str]) -> str:
         except metadata.PackageNotFoundError:
             found.append(f"{name} (not installed)")
     return ", ".join(found)
-
-
-def _ns(value: float) -> str:
-    return f"{value:,.0f}"
 
 
 _SCALE = {"ns": 1.0, "us": 1e3, "ms": 1e6}
@@ -247,16 +220,8 @@ def plot(runs: Sequence[SuiteRun], machine: Machine, path: Path) -> bool:
         rows = list(run.table[key])
         labels = [r.case.name for r in rows]
         ratios = [r.ratio for r in rows]
-        colors = [
-            "#1f77b4"
-            if r.case.tag.startswith("ours")
-            else "#7f7f7f"
-            if r.case.anchor
-            else "#c7c7c7"
-            for r in rows
-        ]
         positions = range(len(rows))
-        ax.barh(positions, ratios, color=colors)
+        ax.barh(positions, ratios, color=[_color(r) for r in rows])
         ax.set_yticks(list(positions), labels, fontsize=8)
         ax.invert_yaxis()
         ax.axvline(1.0, color="black", linewidth=0.8)

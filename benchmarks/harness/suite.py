@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from benchmarks.harness import Case, Result, Row, Settings
+from benchmarks.harness.timing import Case, Result, Row, Settings
 
 Table = Mapping[str, Sequence[Row]]
-"""Rows by scenario, as :func:`benchmarks.harness.with_ratios` returns them."""
+"""Rows by scenario, as :func:`benchmarks.harness.timing.with_ratios` returns them."""
 
 
 @dataclass(frozen=True)
@@ -89,17 +89,14 @@ class Suite:
     """Scenario key -> extra columns after the ratio."""
 
 
-def row(table: Table, scenario: str, tag: str) -> Row:
-    """The row of ``scenario`` whose case carries ``tag``."""
-    for candidate in table[scenario]:
-        if candidate.case.tag == tag:
-            return candidate
-    raise KeyError(f"no row tagged {tag!r} in scenario {scenario!r}")
-
-
 def find(table: Table, scenario: str, tag: str) -> Row | None:
-    """Like :func:`row`, or ``None`` when the scenario or the row was not measured."""
-    for candidate in table.get(scenario, ()):
-        if candidate.case.tag == tag:
-            return candidate
-    return None
+    """The row of ``scenario`` whose case carries ``tag``; ``None`` when not measured."""
+    return next((row for row in table.get(scenario, ()) if row.case.tag == tag), None)
+
+
+def row(table: Table, scenario: str, tag: str) -> Row:
+    """Like :func:`find`, for a row every run has."""
+    found = find(table, scenario, tag)
+    if found is None:
+        raise KeyError(f"no row tagged {tag!r} in scenario {scenario!r}")
+    return found
