@@ -15,11 +15,22 @@ import dataclasses
 import importlib
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from benchmarks.harness import report, timing
-from benchmarks.harness.suite import Measured, RunOptions, Suite
+from benchmarks.harness.suite import (
+    Machine,
+    Measured,
+    RunOptions,
+    Suite,
+    SuiteRun,
+    command_line,
+    document,
+    plot,
+    progress,
+    suite_markdown,
+)
+from benchmarks.harness.timing import Settings, run, with_ratios
 from benchmarks.harness.venv import ROOT
 
 SUITES = ("container", "mcp_call", "scale", "http")
@@ -89,24 +100,17 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     return args
 
 
-def settings_from(args: argparse.Namespace) -> timing.Settings:
-    base = timing.Settings.quick() if args.quick else timing.Settings.full()
-    return timing.Settings(
+def settings_of(args: argparse.Namespace, suite: Suite | None = None) -> Settings:
+    """The run's settings, as ``suite`` tunes them; explicit flags still win."""
+    base = Settings.quick() if args.quick else Settings.full()
+    if suite is not None and suite.tune is not None:
+        base = suite.tune(base, args.quick)
+    return dataclasses.replace(
+        base,
         repeats=args.repeats or base.repeats,
         target_seconds=args.sample_ms / 1000 if args.sample_ms else base.target_seconds,
         clock=args.clock,
     )
-
-
-def suite_settings(suite: Suite, args: argparse.Namespace) -> timing.Settings:
-    """The run's settings as ``suite`` tunes them; explicit flags still win."""
-    base = timing.Settings.quick() if args.quick else timing.Settings.full()
-    tuned = suite.tune(base, args.quick) if suite.tune is not None else base
-    if args.repeats:
-        tuned = dataclasses.replace(tuned, repeats=args.repeats)
-    if args.sample_ms:
-        tuned = dataclasses.replace(tuned, target_seconds=args.sample_ms / 1000)
-    return dataclasses.replace(tuned, clock=args.clock)
 
 
 def venv_policy(args: argparse.Namespace) -> bool | None:
@@ -117,29 +121,22 @@ def venv_policy(args: argparse.Namespace) -> bool | None:
     return None if args.quick else True
 
 
-def _progress(name: str) -> Callable[[str], None]:
-    def say(message: str) -> None:
-        print(f"[{name}] {message}", file=sys.stderr, flush=True)
-
-    return say
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
-    settings = settings_from(args)
+    settings = settings_of(args)
     names = args.suites or list(SUITES)
-    machine = report.Machine.here()
+    machine = Machine.here()
     started = time.perf_counter()
     print(f"# python -m benchmarks ({machine.line()})\n", flush=True)
 
-    runs: list[report.SuiteRun] = []
+    runs: list[SuiteRun] = []
     for name in names:
         suite_started = time.perf_counter()
         suite = load(name)
-        say = _progress(name)
+        say = progress(name)
         options = RunOptions(
             quick=args.quick,
-            settings=suite_settings(suite, args),
+            settings=settings_of(args, suite),
             venvs=venv_policy(args),
             progress=say,
         )
@@ -150,22 +147,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         measured = suite.measure(options) if suite.measure is not None else Measured()
         cases = suite.cases(options)
         say(f"{len(cases)} cases; {options.settings.describe()}")
-        results = timing.run(cases, options.settings, progress=say) if cases else []
-        table = timing.with_ratios([*results, *measured.results])
-        run = report.SuiteRun(suite, table, suite.targets(table), options.settings, measured)
-        runs.append(run)
-        print(report.suite_markdown(run), flush=True)
+        results = run(cases, options.settings, progress=say) if cases else []
+        table = with_ratios([*results, *measured.results])
+        ran = SuiteRun(suite, table, suite.targets(table), options.settings, measured)
+        runs.append(ran)
+        print(suite_markdown(ran), flush=True)
         say(f"done in {time.perf_counter() - suite_started:.1f} s")
 
     if args.write or (not args.quick and not args.no_write):
         args.out.mkdir(parents=True, exist_ok=True)
         image = args.out / "benchmarks.png"
-        drew = report.plot(runs, machine, image)
+        drew = plot(runs, machine, image)
         markdown = args.out / "benchmarks.md"
         markdown.write_text(
-            report.document(
-                runs, machine, settings, report.command_line(), image=image.name if drew else None
-            )
+            document(runs, machine, settings, command_line(), image=image.name if drew else None)
         )
         print(f"wrote {markdown}" + (f" and {image}" if drew else " (no matplotlib: no plot)"))
     print(f"done in {time.perf_counter() - started:.1f} s", file=sys.stderr)

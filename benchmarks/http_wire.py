@@ -32,7 +32,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from benchmarks.harness.report import Machine, table_markdown, targets_markdown
+from benchmarks.harness.suite import Machine, progress, table_markdown, targets_markdown
 from benchmarks.harness.timing import with_ratios
 from benchmarks.suites.http import HTTP_COLUMNS, against_floor
 from benchmarks.suites.served import FASTMCP, Timing, contender, passes, results
@@ -61,9 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     timing = Timing(args.warmup, args.rewarm, args.seconds, args.passes, args.connections)
 
-    def say(message: str) -> None:
-        print(f"[http_wire] {message}", file=sys.stderr, flush=True)
-
+    say = progress("http_wire")
     if not args.no_fastmcp:
         FASTMCP.ensure(say)
     tags = TAGS + (("fastmcp",) if not args.no_fastmcp and FASTMCP.ready() else ())

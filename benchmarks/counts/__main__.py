@@ -21,12 +21,12 @@ from collections.abc import Sequence
 from benchmarks.counts import budget, table
 from benchmarks.counts.rows import ALL, BUDGET
 from benchmarks.counts.run import CountError, Loops, count
+from benchmarks.harness.suite import progress
 
 COMMANDS = ("table", "compare", "budget")
 
 
-def _say(message: str) -> None:
-    print(f"[counts] {message}", file=sys.stderr, flush=True)
+_say = progress("counts")
 
 
 def _loop_options(parser: argparse.ArgumentParser, defaults: Loops) -> None:

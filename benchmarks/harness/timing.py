@@ -20,13 +20,14 @@ tools); the collector stays off inside a sample either way.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import inspect
 import random
 import statistics
 import textwrap
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -226,16 +227,22 @@ def timer(
     return lambda n: float(run(n, read, lambda started: read() - started))
 
 
+@contextlib.contextmanager
+def collector(on: bool) -> Iterator[None]:
+    """The garbage collector on or off for the ``with`` body, as it was after."""
+    enabled = gc.isenabled()
+    (gc.enable if on else gc.disable)()
+    try:
+        yield
+    finally:
+        (gc.enable if enabled else gc.disable)()
+
+
 def _timed(timer: Timer, n: int) -> float:
     """One sample, garbage collector off (as ``timeit`` does)."""
     gc.collect()
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector(False):
         return timer(n)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _next_count(n: int) -> int:

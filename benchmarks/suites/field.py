@@ -29,7 +29,7 @@ from importlib import metadata
 from typing import Any
 
 from benchmarks.harness import timing
-from benchmarks.harness.suite import Measured, RunOptions
+from benchmarks.harness.suite import Measured, RunOptions, progress
 from benchmarks.harness.timing import Case, Result, Settings
 from benchmarks.harness.venv import ROOT, PinnedVenv
 from benchmarks.workloads.mcp import (
@@ -198,8 +198,7 @@ def main() -> int:
     settings = Settings(**json.loads(parser.parse_args().settings))
     found, notes = contenders()
 
-    def say(message: str) -> None:
-        print(f"[mcp_call: field venv] {message}", file=sys.stderr, flush=True)
+    say = progress("mcp_call: field venv")
 
     async def check() -> None:
         for name, _, make, _ in found:

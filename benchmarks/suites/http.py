@@ -8,7 +8,7 @@ streamable HTTP with JSON responses under uvicorn, in processes of its own:
 - this adapter through ``mcp-adapter serve --http --json-response [--workers N]``
   (:mod:`benchmarks.workloads.adapter`), the documented way to serve it;
 - this adapter's ``http_app`` under uvicorn, started like the SDK's ``MCPServer``
-  (:mod:`benchmarks.workloads.apps`);
+  (:mod:`benchmarks.workloads.http`);
 - the SDK's low-level ``Server`` with the per-call suite's hand-written handlers (the
   floor), served by its own ``streamable_http_app`` with the same settings;
 - the SDK's ``MCPServer`` with ``Resolve`` (``streamable_http_app(stateless_http=True,
@@ -61,12 +61,16 @@ from benchmarks.suites.served import (
     passes,
     results,
 )
-from benchmarks.workloads import apps
 from benchmarks.workloads.http import (
     EXPECT,
+    adapter_app,
+    adapter_lean_app,
     caller,
     check_answer,
     check_refusal,
+    floor_app,
+    floor_hook_app,
+    mcpserver_app,
     quiet_sdk_logs,
     request_body,
 )
@@ -143,11 +147,11 @@ def _uvicorn_flavour() -> str:
 
 
 APPS: dict[str, tuple[str, Callable[[], Any]]] = {
-    "mcpserver": ("MCPServer + Resolve (anchor)", apps.mcpserver_app),
-    "floor": (FLOOR, apps.floor_app),
-    "floor-hook": (f"{FLOOR} + `get_tool_input_schema` (diagnostic)", apps.floor_hook_app),
-    "ours-app": ("this adapter, `http_app`", apps.adapter_app),
-    "ours-lean": ("this adapter, `http_app` without `CancelOnDisconnect`", apps.adapter_lean_app),
+    "mcpserver": ("MCPServer + Resolve (anchor)", mcpserver_app),
+    "floor": (FLOOR, floor_app),
+    "floor-hook": (f"{FLOOR} + `get_tool_input_schema` (diagnostic)", floor_hook_app),
+    "ours-app": ("this adapter, `http_app`", adapter_app),
+    "ours-lean": ("this adapter, `http_app` without `CancelOnDisconnect`", adapter_lean_app),
 }
 """The apps that run in this environment: tag -> (name, make app)."""
 

@@ -1,7 +1,7 @@
 """The HTTP contenders served in processes of their own: started, checked, loaded in passes.
 
 Each contender serves the per-call workload over stateless streamable HTTP with
-JSON responses under uvicorn (:mod:`benchmarks.workloads.apps`, or ``mcp-adapter
+JSON responses under uvicorn (:mod:`benchmarks.workloads.http`, or ``mcp-adapter
 serve``), on a free port of 127.0.0.1. :func:`passes` starts every one once,
 checks it over the wire (sums 3 and 42, a string argument refused) and waits
 until all its processes are idle; then each pass measures every server once with
@@ -129,7 +129,7 @@ def _cli(workers: int) -> Callable[[int], list[str]]:
 def _app(kind: str, workers: int, *flags: str, venv: bool = False) -> Callable[[int], list[str]]:
     def argv(port: int) -> list[str]:
         python = str(FASTMCP.python) if venv else sys.executable
-        command = [python, "-m", "benchmarks.workloads.apps", kind, "--port", str(port)]
+        command = [python, "-m", "benchmarks.workloads.http", kind, "--port", str(port)]
         return [*command, "--workers", str(workers), *flags]
 
     return argv
