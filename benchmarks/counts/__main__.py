@@ -16,14 +16,93 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
-from benchmarks.counts import budget, table
-from benchmarks.counts.rows import ALL, BUDGET
-from benchmarks.counts.run import CountError, Loops, count
+from benchmarks.counts import budget
+from benchmarks.counts.rows import ALL, BUDGET, SCENARIOS, scenario_of
+from benchmarks.counts.run import VERSIONED, CountError, Counts, Loops, compare, count
 from benchmarks.harness.suite import progress
 
 COMMANDS = ("table", "compare", "budget")
+
+
+def versions_line(versions: Mapping[str, str]) -> str:
+    return ", ".join(f"{name} {versions.get(name, '?')}" for name in VERSIONED)
+
+
+def loops_line(loops: Loops) -> str:
+    return (
+        f"loops: {loops.calls:,} calls through the client, {loops.handler_calls:,} handler "
+        f"calls, {loops.resolves:,} resolutions (after an uncounted warm-up)"
+    )
+
+
+def _by_scenario(keys: Iterable[str]) -> dict[str, list[str]]:
+    grouped: dict[str, list[str]] = {}
+    for key in keys:
+        grouped.setdefault(scenario_of(key), []).append(key)
+    return {scenario: grouped[scenario] for scenario in SCENARIOS if scenario in grouped}
+
+
+def _name(counts: Counts, key: str) -> str:
+    name = counts.names.get(key, key)
+    return f"**{name}**" if "this adapter" in name or "this container" in name else name
+
+
+def markdown(counts: Counts, title: str) -> str:
+    """The counts of one run, a table per scenario, each row divided by its floor: with the
+    garbage collector off, and on (the collections the row's own garbage causes)."""
+    lines = [f"# {title}", "", versions_line(counts.versions) + ".", ""]
+    for scenario, keys in _by_scenario(counts.rows).items():
+        lines += [f"**{SCENARIOS[scenario]}**", ""]
+        lines += [
+            "| row | key | instructions (GC off) | x floor | instructions (GC on) | x floor "
+            "| loops |",
+            "|---|---|--:|--:|--:|--:|--:|",
+        ]
+        for key in keys:
+            row = counts.rows[key]
+            lines.append(
+                f"| {_name(counts, key)} | `{key}` | {row.per_op(False):,.0f} | "
+                f"{counts.ratio(key, False):.3f}x | {row.per_op(True):,.0f} | "
+                f"{counts.ratio(key, True):.3f}x | {row.loops:,} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def difference(before: Counts, after: Counts, names: tuple[str, str]) -> str:
+    """Row by row: instructions per operation in each run (collector off), the change, both
+    ratios, and the change with the collector on."""
+    first, second = names
+    lines: list[str] = []
+    if before.versions != after.versions:
+        lines += [
+            f"Versions differ: {first}: {versions_line(before.versions)}; "
+            f"{second}: {versions_line(after.versions)}.",
+            "",
+        ]
+    else:
+        lines += [versions_line(before.versions) + ".", ""]
+    shared = [key for key in before.rows if key in after.rows]
+    for scenario, keys in _by_scenario(shared).items():
+        lines += [f"**{SCENARIOS[scenario]}**", ""]
+        lines += [
+            f"| row | {first} | {second} | change | change % | {first} x floor | "
+            f"{second} x floor | change % (GC on) |",
+            "|---|--:|--:|--:|--:|--:|--:|--:|",
+        ]
+        for key in keys:
+            old, new = before.per_op(key, False), after.per_op(key, False)
+            change = new - old
+            with_gc = after.per_op(key) / before.per_op(key) - 1
+            lines.append(
+                f"| {_name(after, key)} | {old:,.0f} | {new:,.0f} | {change:+,.0f} | "
+                f"{change / old:+.3%} | {before.ratio(key, False):.3f}x | "
+                f"{after.ratio(key, False):.3f}x | {with_gc:+.3%} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
 
 
 _say = progress("counts")
@@ -120,18 +199,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _budget(args)
         keys = args.keys or list(ALL)
         if args.command == "compare":
-            from benchmarks.counts.compare import compare
-
             first, second = compare(
                 (args.first, args.second), keys, _loops(args), keep=args.keep, progress=_say
             )
             print(f"# Instruction counts: {args.first} -> {args.second}\n")
-            print(table.loops_line(_loops(args)) + ".\n")
-            print(table.difference(first, second, (args.first, args.second)))
+            print(loops_line(_loops(args)) + ".\n")
+            print(difference(first, second, (args.first, args.second)))
         else:
             counts = count(keys, _loops(args), progress=_say)
-            print(table.markdown(counts, "Instruction counts (callgrind)"))
-            print(table.loops_line(_loops(args)) + ".")
+            print(markdown(counts, "Instruction counts (callgrind)"))
+            print(loops_line(_loops(args)) + ".")
     except (CountError, ValueError) as error:
         raise SystemExit(str(error)) from error
     _say(f"done in {time.perf_counter() - started:.0f} s")

@@ -28,20 +28,15 @@ from __future__ import annotations
 
 import datetime
 import json
-import re
-import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from benchmarks.counts.rows import BUDGET, floor_of, with_floors
-from benchmarks.counts.run import Counts, Loops, count
-from benchmarks.counts.table import VERSIONED
-from benchmarks.harness.venv import ROOT, commit, uv_command, uv_env
+from benchmarks.counts.run import VERSIONED, Counts, Loops, count, synced
+from benchmarks.harness.venv import ROOT, commit
 
 BASELINE = Path(__file__).resolve().parent / "baseline.json"
-VENVS = ROOT / ".bench-venvs" / "budget"
-"""Where ``--update --python`` makes the other interpreters' venvs (git-ignored)."""
 
 LOOPS = Loops()
 """The table's loops: enough calls that the collections they cause are in the count."""
@@ -192,25 +187,12 @@ def measure(baseline: Baseline | None = None, progress: Progress = lambda _m: No
     return count(BUDGET, loops, progress=progress)
 
 
-def venv_python(python: str, progress: Progress) -> Path:
-    """The python of a venv of this checkout's lock on the interpreter ``python``."""
-    target = VENVS / re.sub(r"[^\w.]+", "-", python).strip("-")
-    progress(f"uv sync --frozen --no-dev --python {python} into {target}")
-    subprocess.run(
-        [*uv_command(), "sync", "--frozen", "--no-dev", "--quiet", "--python", python],
-        cwd=ROOT,
-        env={**uv_env(), "UV_PROJECT_ENVIRONMENT": str(target)},
-        check=True,
-    )
-    return target / "bin" / "python"
-
-
 def take(
     reason: str, pythons: Sequence[str] = (), progress: Progress = lambda _m: None
 ) -> Baseline:
     """Count the budget's rows here and on each of ``pythons``, and make them the baseline
     (not yet written)."""
-    interpreters: list[Path | None] = [None, *(venv_python(p, progress) for p in pythons)]
+    interpreters: list[Path | None] = [None, *(synced(ROOT, progress, p) for p in pythons)]
     records = []
     for python in interpreters:
         counts = count(BUDGET, LOOPS, python=python, progress=progress)

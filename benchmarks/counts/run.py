@@ -16,6 +16,10 @@ path whatever the heap looked like when it started (CPython's allocator keeps
 its arenas sorted by free space, so how many instructions a free takes depends
 on the whole heap; with it a row moved by up to 0.6% between two runs of the
 same code, with this by less than 0.1%).
+
+Rows can be counted in another environment than this one: :func:`synced` makes a
+venv of a checkout's lock (on another interpreter: ``budget --update --python``),
+and :func:`compare` counts two commits, each checked out with a venv of its own.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from importlib import metadata
 from pathlib import Path
 
 from benchmarks.counts.rows import floor_of, scenario_of, with_floors
-from benchmarks.harness.venv import ROOT
+from benchmarks.harness.venv import ROOT, git, uv_command, uv_env
 
 STEADY: Mapping[str, str] = {
     "PYTHONHASHSEED": "0",
@@ -46,6 +50,19 @@ STEADY: Mapping[str, str] = {
 
 DISTRIBUTIONS = ("mcp", "mcp-types", "pydantic", "pydantic-core", "anyio")
 """Distributions whose versions change what a row executes besides this project."""
+
+VERSIONED = (
+    "python",
+    "python-build",
+    "mcp",
+    "mcp-types",
+    "pydantic",
+    "pydantic-core",
+    "anyio",
+    "libc",
+    "valgrind",
+)
+"""The versions a table's header names (and that a baseline must match)."""
 
 _TRIGGER = re.compile(r"^desc: Trigger: Client Request: (.*)$", re.MULTILINE)
 _SUMMARY = re.compile(r"^summary: (\d+)$", re.MULTILINE)
@@ -240,3 +257,81 @@ def count(
             raise CountError(f"callgrind wrote no dump for {missing}") from None
         rows[key] = Count(key, n, off, on)
     return Counts(rows, versions, names)
+
+
+# -- other environments: another interpreter, another commit -----------------------------
+
+TREES = ROOT / ".bench-venvs" / "trees"
+"""Where ``compare`` checks commits out (git-ignored)."""
+
+
+def synced(checkout: Path, progress: Callable[[str], None], python: str | None = None) -> Path:
+    """The python of a venv of ``checkout``'s own lock (``uv sync --frozen --no-dev``: the
+    project, installed editable, and its runtime dependencies): ``checkout/.venv``, or,
+    on the interpreter ``python``, a venv under ``.bench-venvs/budget/``."""
+    command = [*uv_command(), "sync", "--frozen", "--no-dev", "--quiet"]
+    env = uv_env()
+    target = checkout / ".venv"
+    if python is not None:
+        command += ["--python", python]
+        target = ROOT / ".bench-venvs" / "budget" / re.sub(r"[^\w.]+", "-", python).strip("-")
+        env["UV_PROJECT_ENVIRONMENT"] = str(target)
+    progress(f"{' '.join(command[1:])} into {target}")
+    subprocess.run(command, cwd=checkout, env=env, check=True)
+    return target / "bin" / "python"
+
+
+@dataclass(frozen=True)
+class Tree:
+    commit: str
+    """The full commit id."""
+    given: str
+    """What the command line called it (``main``, ``a35b95c``)."""
+
+    @property
+    def path(self) -> Path:
+        return TREES / self.commit[:12]
+
+
+def resolve(name: str) -> Tree:
+    return Tree(git("rev-parse", "--verify", f"{name}^{{commit}}", check=True), name)
+
+
+def prepare(tree: Tree, progress: Callable[[str], None]) -> Path:
+    """Check ``tree`` out (unless it is there) and sync its venv: its python."""
+    if not (tree.path / ".git").exists():
+        progress(f"git worktree for {tree.given} ({tree.commit[:12]}) in {tree.path}")
+        TREES.mkdir(parents=True, exist_ok=True)
+        git("worktree", "add", "--detach", str(tree.path), tree.commit, check=True)
+    return synced(tree.path, progress)
+
+
+def remove(tree: Tree) -> None:
+    if (tree.path / ".git").exists():
+        git("worktree", "remove", "--force", str(tree.path), check=True)
+
+
+def compare(
+    names: tuple[str, str],
+    keys: Sequence[str],
+    loops: Loops,
+    *,
+    keep: bool = False,
+    progress: Callable[[str], None] = lambda _message: None,
+) -> tuple[Counts, Counts]:
+    """Count ``keys`` at both commits, the first first: each checked out (detached) under
+    ``.bench-venvs/trees/`` with a venv of its own lock, both counted by *this*
+    checkout's ``benchmarks`` package (so only ``src/`` and the locked dependencies
+    differ); the worktrees are removed afterwards unless ``keep``."""
+    trees = [resolve(name) for name in names]
+    try:
+        pythons = [prepare(tree, progress) for tree in trees]
+        found = []
+        for tree, python in zip(trees, pythons, strict=True):
+            progress(f"counting {tree.given} ({tree.commit[:12]})")
+            found.append(count(keys, loops, python=python, progress=progress))
+        return found[0], found[1]
+    finally:
+        if not keep:
+            for tree in trees:
+                remove(tree)

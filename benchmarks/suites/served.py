@@ -42,10 +42,11 @@ from benchmarks.workloads.http import (
     EXPECT,
     HEADERS,
     PATH,
-    check_answer,
+    answered,
     check_refusal,
     request_body,
 )
+from benchmarks.workloads.mcp import check_result
 
 FASTMCP_DIR = ".bench-venvs/http-fastmcp"
 SHARED = ("mcp", "mcp-types", "pydantic", "pydantic-core", "anyio", "starlette", "uvicorn")
@@ -205,8 +206,8 @@ def post(port: int, body: bytes, timeout: float = 10.0) -> tuple[int, Any]:
 
 
 def check_over_the_wire(port: int, who: str) -> None:
-    check_answer(*post(port, BODY), 3, who)
-    check_answer(*post(port, request_body(20, 22, 7)), 42, who)
+    check_result(answered(*post(port, BODY), who), who)
+    check_result(answered(*post(port, request_body(20, 22, 7)), who), who, 42)
     check_refusal(*post(port, request_body("one", 2, 8)), who)
 
 

@@ -36,7 +36,6 @@ MODES = (MODERN, LEGACY)
 
 TOOL = "add"
 ARGUMENTS: dict[str, Any] = {"a": 1, "b": 2}
-EXPECTED = {"sum": 3}
 
 
 class Clock:
@@ -279,39 +278,43 @@ async def check_handler(server: Any, who: str) -> None:
 # -- checking that a contender does the work ----------------------------------------
 
 
-def check_result(result: types.CallToolResult, who: str) -> None:
-    """The same answer from everyone: structured ``{"sum": 3}`` and its JSON text."""
+def check_result(result: Any, who: str, total: int = 3) -> None:
+    """The same answer from everyone: structured ``{"sum": total}`` and its JSON text, in a
+    ``CallToolResult`` or as it is on the wire."""
+    if isinstance(result, types.CallToolResult):
+        result = result.model_dump(mode="json", by_alias=True)
     problems = []
-    if result.is_error:
-        problems.append(f"isError: {result.content}")
-    if result.structured_content != EXPECTED:
-        problems.append(f"structuredContent {result.structured_content!r}")
-    texts = [block.text for block in result.content if isinstance(block, types.TextContent)]
-    if len(texts) != 1 or json.loads(texts[0]) != EXPECTED:
+    if result.get("isError"):
+        problems.append(f"isError: {result.get('content')}")
+    if result.get("structuredContent") != {"sum": total}:
+        problems.append(f"structuredContent {result.get('structuredContent')!r}")
+    texts = [b.get("text") for b in result.get("content", ()) if b.get("type") == "text"]
+    if len(texts) != 1 or json.loads(texts[0]) != {"sum": total}:
         problems.append(f"text content {texts!r}")
     if problems:
         raise AssertionError(f"{who}: {'; '.join(problems)}")
 
 
-async def check_server(server: Any, who: str, *, calls: int = 3) -> None:
-    """Call the tool in both eras; every call builds one Ledger and shares one Clock.
+async def check_calls(call: Callable[[], Awaitable[Any]], who: str, calls: int = 3) -> None:
+    """``call()`` answers right every time, with one new ``Ledger`` per call and the
+    singleton ``Clock`` never built again."""
+    check_result(await call(), who)
+    ledgers, clocks = Ledger.created, Clock.created
+    for _ in range(calls):
+        check_result(await call(), who)
+    if Ledger.created - ledgers != calls:
+        raise AssertionError(f"{who}: {Ledger.created - ledgers} Ledgers for {calls} calls")
+    if Clock.created != clocks:
+        raise AssertionError(f"{who}: the singleton Clock was built again")
 
-    Also checks that an argument outside the schema is refused, so no contender
-    skips validation.
-    """
+
+async def check_server(server: Any, who: str) -> None:
+    """:func:`check_calls` through a client in both eras, and an argument outside the schema
+    refused, so no contender skips validation."""
     for mode in MODES:
         async with mcp.Client(server, mode=mode) as client:
             await client.list_tools()
-            check_result(await client.call_tool(TOOL, ARGUMENTS), f"{who} ({mode})")
-            ledgers, clocks = Ledger.created, Clock.created
-            for _ in range(calls):
-                check_result(await client.call_tool(TOOL, ARGUMENTS), f"{who} ({mode})")
-            if Ledger.created - ledgers != calls:
-                raise AssertionError(
-                    f"{who} ({mode}): {Ledger.created - ledgers} Ledgers for {calls} calls"
-                )
-            if Clock.created != clocks:
-                raise AssertionError(f"{who} ({mode}): the singleton Clock was built again")
+            await check_calls(lambda: client.call_tool(TOOL, ARGUMENTS), f"{who} ({mode})")
             logging.disable(logging.WARNING)  # contenders may log the refusal
             try:
                 refused = await client.call_tool(TOOL, {"a": "one", "b": 2})
