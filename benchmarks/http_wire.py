@@ -62,9 +62,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     timing = Timing(args.warmup, args.rewarm, args.seconds, args.passes, args.connections)
 
     say = progress("http_wire")
-    if not args.no_fastmcp:
-        FASTMCP.ensure(say)
-    tags = TAGS + (("fastmcp",) if not args.no_fastmcp and FASTMCP.ready() else ())
+    unusable = FASTMCP.unusable(not args.no_fastmcp, say)
+    if unusable and not args.no_fastmcp:
+        say(f"FastMCP {unusable}")
+    tags = TAGS + (() if unusable else ("fastmcp",))
     chosen = [contender(tag) for tag in tags]
     machine = Machine.here()
     say(

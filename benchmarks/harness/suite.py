@@ -96,6 +96,12 @@ class Suite:
     """Scenario key -> extra columns after the ratio."""
 
 
+CALLS_TIMED = Column(
+    "calls timed", lambda row: f"{row.result.number * len(row.result.samples_ns):,}"
+)
+"""How many operations a row's figure rests on (loop length x rounds)."""
+
+
 def find(table: Table, scenario: str, tag: str) -> Row | None:
     """The row of ``scenario`` whose case carries ``tag``; ``None`` when not measured."""
     return next((row for row in table.get(scenario, ()) if row.case.tag == tag), None)

@@ -114,6 +114,24 @@ class PinnedVenv:
         )
         self.stamp.write_text("\n".join(wanted) + "\n")
 
+    def unusable(self, venvs: bool | None, progress: Callable[[str], None]) -> str:
+        """Why the venv cannot be used in this run ('' when it can): ``venvs`` False skips
+        it, True makes or refreshes it first, None (``--quick``) uses it only if it is there."""
+        if venvs is False:
+            return "skipped (`--no-venvs`)"
+        try:
+            if venvs:
+                self.ensure(progress)
+        except (OSError, subprocess.SubprocessError) as exc:
+            progress(f"{self.directory} failed: {exc}")
+            return f"missing: the venv failed ({exc})"
+        if not self.ready():
+            return (
+                f"skipped: `--quick` does not create `{self.directory}`; run once without "
+                "`--quick` (or with `--venvs`) to make it"
+            )
+        return ""
+
     def env(self, *pythonpath: Path) -> dict[str, str]:
         """The environment of the venv's python, importing from ``pythonpath``."""
         return {

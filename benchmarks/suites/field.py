@@ -113,22 +113,14 @@ def _results(rows: list[dict[str, Any]]) -> list[Result]:
 
 def measure(options: RunOptions) -> Measured:
     """The field rows, or a note saying why there are none."""
-    if options.venvs is False:
-        return Measured(notes=("Field rows skipped (`--no-venvs`).",))
-    if options.venvs is None and not VENV.ready():
-        return Measured(
-            notes=(
-                f"Field rows skipped: `--quick` does not create `{VENV_DIR}`; run once "
-                "without `--quick` (or with `--venvs`) to make it.",
-            )
-        )
+    unusable = VENV.unusable(options.venvs, options.progress)
+    if unusable:
+        return Measured(notes=(f"Field rows {unusable}.",))
     try:
-        if options.venvs:
-            VENV.ensure(options.progress)
         answer = _run(options.settings, options.progress)
     except (OSError, subprocess.SubprocessError, ValueError) as exc:
-        options.progress(f"field venv failed: {exc}")
-        return Measured(notes=(f"Field rows missing: the field venv failed ({exc}).",))
+        options.progress(f"the field run failed: {exc}")
+        return Measured(notes=(f"Field rows missing: the field run failed ({exc}).",))
     versions = [f"field venv: {answer['versions']}"]
     notes = [
         f"Field rows: {bounded(options.settings).describe()} (fewer than the main rows, "

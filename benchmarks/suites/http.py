@@ -1,58 +1,41 @@
 """Over HTTP on 127.0.0.1: ``tools/call`` per second and its latency, 1 and 2 workers.
 
-The workload is the per-call one (:mod:`benchmarks.workloads.mcp`): ``add(a, b)``
-with a singleton ``Clock`` and a per-request ``Ledger(clock)`` injected,
-structured output ``{"sum": a + b}``. Each contender serves it over stateless
-streamable HTTP with JSON responses under uvicorn, in processes of its own:
+The per-call workload, served over stateless streamable HTTP with JSON responses
+under uvicorn, in processes of their own (:mod:`benchmarks.suites.served`: how they
+are started, checked and loaded in passes): this adapter through ``mcp-adapter
+serve`` (the documented way) and as ``http_app`` under uvicorn, the SDK's low-level
+``Server`` with hand-written handlers (the floor), ``MCPServer`` with ``Resolve``
+(the anchor of each table), and FastMCP with ``Depends`` from a venv of its own.
+The ``asgi`` scenario times each app's ASGI callable in this process, without
+sockets, with the harness; every app that runs here is also checked in process
+(one ``Ledger`` per request, one ``Clock``, a bad argument refused).
 
-- this adapter through ``mcp-adapter serve --http --json-response [--workers N]``
-  (:mod:`benchmarks.workloads.adapter`), the documented way to serve it;
-- this adapter's ``http_app`` under uvicorn, started like the SDK's ``MCPServer``
-  (:mod:`benchmarks.workloads.http`);
-- the SDK's low-level ``Server`` with the per-call suite's hand-written handlers (the
-  floor), served by its own ``streamable_http_app`` with the same settings;
-- the SDK's ``MCPServer`` with ``Resolve`` (``streamable_http_app(stateless_http=True,
-  json_response=True)``), the anchor of each table;
-- FastMCP with ``Depends``, from a virtual environment of its own
-  (``.bench-venvs/http-fastmcp``) with the same ``mcp``, uvicorn and Starlette.
-
-A load generator in a second process (:mod:`benchmarks.harness.load`) keeps 32
-keep-alive connections busy with one prebuilt 2026-07-28 ``tools/call`` each
-(``_meta`` envelope plus ``MCP-Protocol-Version``/``Mcp-Method``/``Mcp-Name``
-headers), checks every answer, and reports requests per second, p50/p99 latency
-and the CPU time of the server's processes. Every server is checked over the
-wire before it is measured, and every app that runs in this environment is
-checked in process (one ``Ledger`` per request, one ``Clock``).
-
-Passes: the servers start once, then each pass measures every server once (a
-warm-up, then the measured window), the servers of one worker count together in
-a shuffled order. Figures are medians over passes; ratios to MCPServer are
-medians of the per-pass ratios, so a server is compared with the anchor measured
-a few seconds from it, which matters on a shared machine. The ``asgi`` scenario
-times each app's ASGI callable in this process, without sockets, with the usual
-harness.
-
-This module is the suite: which contenders, their medians, the ``asgi``
-scenario, the targets and the columns. The request and the checks of its answer
-are in :mod:`benchmarks.workloads.http`; serving, checking and loading the
-servers in passes in :mod:`benchmarks.suites.served`.
+This module is the suite: which contenders, the ``asgi`` scenario, the targets and
+the columns.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from importlib import metadata
 from typing import Any
 
-from benchmarks.harness.suite import Column, Measured, RunOptions, Suite, Table, Target, find
+from benchmarks.harness.suite import (
+    CALLS_TIMED,
+    Column,
+    Measured,
+    RunOptions,
+    Suite,
+    Table,
+    Target,
+    find,
+)
 from benchmarks.harness.timing import Case, Row, Settings
 from benchmarks.suites.served import (
     FASTMCP,
-    FASTMCP_DIR,
     FLOOR,
     Contender,
     Timing,
@@ -107,25 +90,13 @@ def measure(options: RunOptions) -> Measured:
         f"uvicorn {metadata.version('uvicorn')} ({_uvicorn_flavour()}), "
         f"starlette {metadata.version('starlette')}"
     ]
-    fastmcp = False
-    if options.venvs is False:
-        notes.append("FastMCP rows skipped (`--no-venvs`).")
-    elif options.quick and options.venvs is None:
-        notes.append("FastMCP rows skipped in `--quick` runs.")
+    unusable = FASTMCP.unusable(options.venvs, options.progress)
+    if unusable:
+        notes.append(f"FastMCP rows {unusable}.")
     else:
-        try:
-            if options.venvs:
-                FASTMCP.ensure(options.progress)
-            fastmcp = FASTMCP.ready()
-            if fastmcp:
-                versions.append(
-                    "FastMCP venv: "
-                    + FASTMCP.versions("fastmcp", "mcp", "uvicorn", "starlette", "pydantic")
-                )
-            else:
-                notes.append(f"FastMCP rows skipped: `{FASTMCP_DIR}` does not exist.")
-        except (OSError, subprocess.SubprocessError) as exc:
-            notes.append(f"FastMCP rows missing: its venv failed ({exc}).")
+        packages = ("fastmcp", "mcp", "uvicorn", "starlette", "pydantic")
+        versions.append(f"FastMCP venv: {FASTMCP.versions(*packages)}")
+    fastmcp = not unusable
     chosen = contenders(options.quick, fastmcp)
     options.progress(f"{len(chosen)} servers; {timing.describe()}")
     found, left_out = results(passes(chosen, timing, options.progress))
@@ -361,10 +332,6 @@ HTTP_COLUMNS = (
 WORKER_COLUMNS = (*HTTP_COLUMNS, Column("connections per worker", _spread))
 
 
-def _calls(row: Row) -> str:
-    return f"{row.result.number * len(row.result.samples_ns):,}"
-
-
 SUITE = Suite(
     name="http",
     title="HTTP on 127.0.0.1: tools/call, stateless",
@@ -388,7 +355,7 @@ SUITE = Suite(
     columns={
         SCENARIO[1]: HTTP_COLUMNS,
         SCENARIO[2]: WORKER_COLUMNS,
-        ASGI: (Column("calls timed", _calls),),
+        ASGI: (CALLS_TIMED,),
     },
     notes=(
         "Workload: `add(a: int, b: int)` with a singleton `Clock` and a per-request "

@@ -30,7 +30,15 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks.harness.suite import Column, Measured, RunOptions, Suite, Table, Target, find
+from benchmarks.harness.suite import (
+    CALLS_TIMED,
+    Measured,
+    RunOptions,
+    Suite,
+    Table,
+    Target,
+    find,
+)
 from benchmarks.harness.timing import Case, Row, Settings, ratio
 from benchmarks.suites import field
 from benchmarks.workloads.adapter import SERVERS
@@ -278,11 +286,7 @@ def targets(table: Table) -> list[Target]:
     return found
 
 
-def _calls(row: Any) -> str:
-    return f"{row.result.number * len(row.result.samples_ns):,}"
-
-
-_COLUMNS = (Column("calls timed", _calls),)
+_COLUMNS = (CALLS_TIMED,)
 
 SUITE = Suite(
     name="mcp_call",
