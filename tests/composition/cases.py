@@ -99,9 +99,9 @@ CONSTRAINTS: tuple[Constraint, ...] = (
     Constraint(
         _when(execution="task_required", era=LEGACY),
         "a 2025-11-25 client cannot negotiate the tasks extension, and the tool only runs as "
-        "a task",
+        "a task: it is not listed, and a call answers as for an unknown tool",
         "not-offered",
-        "-32021",
+        "-32602",
     ),
     Constraint(
         _when(input=ASKS, era=LEGACY, transport="http_stateless"),
@@ -242,9 +242,15 @@ KNOWN: tuple[Known, ...] = (
         "(dispatch/stage.py RESOURCE, PROMPT)",
     ),
     Known(
+        _when(layers="response_limit", execution=TASKS, era=MODERN),
+        "found by the matrix (behind (a)): ResponseLimit does not bound a task's result: "
+        "tasks/get answers a result past max_bytes, though the limit bounds 'every answer of "
+        "the server' (docs/layers.md)",
+    ),
+    Known(
         _when(execution="task_required", era=LEGACY),
         "issue 29 (e): in 2025-11-25 a required task tool is listed though no tasks capability "
-        "is declared",
+        "is declared (and a call answers -32021, not as for an unknown tool)",
     ),
 )
 
