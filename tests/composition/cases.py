@@ -9,7 +9,6 @@ A new feature adds its dimension (and its values) to ``DIMENSIONS``, its rows to
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -209,6 +208,11 @@ MATRIX: tuple[Case, ...] = tuple(
     for number, values in enumerate(all_pairs(DIMENSIONS, allowed, SERVER), start=1)
 )
 CONSTRAINED: tuple[Case, ...] = tuple(_constrained())
+SERVED: tuple[Case, ...] = (
+    *MATRIX,
+    *(case for case in CONSTRAINED if getattr(case.constraint, "outcome", "") != "compile-error"),
+)
+"""Every case that runs on a server: the matrix, and the constraints' cases that compile."""
 
 # -- known defects: one table, keyed by the combination --------------------------------------
 
@@ -276,7 +280,3 @@ def params(cases: Sequence[Case], part: Literal["call", "separation"] = "call") 
     """The cases as ``pytest.param``s, in server order (a server starts once), marked."""
     ordered = sorted(cases, key=lambda case: (case.group, case.constrained, case.number))
     return [pytest.param(case, id=case.id, marks=marks(case, part)) for case in ordered]
-
-
-def replace(case: Case, **values: str) -> Case:
-    return dataclasses.replace(case, **values)

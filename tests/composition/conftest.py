@@ -9,15 +9,12 @@ from pathlib import Path
 import pytest
 from anyio.from_thread import start_blocking_portal
 
-from tests.composition.cases import CONSTRAINED, MATRIX, Case
+from tests.composition.cases import SERVED, Case
 from tests.composition.hosting import Hosts
 from tests.replicas.cluster import Redis
 
 collect_ignore = ["served.py"]
 """Imported by ``mcp-adapter serve`` in a subprocess only: it reads its cases from there."""
-
-SERVED = (*MATRIX, *(case for case in CONSTRAINED if case.constraint.outcome != "compile-error"))  # type: ignore[union-attr]
-"""Every case that runs on a server: the matrix, and the constraints' cases that compile."""
 
 
 @pytest.fixture(scope="session")

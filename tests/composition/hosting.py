@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from concurrent.futures import Future
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import anyio
 from anyio.from_thread import BlockingPortal
@@ -169,7 +169,7 @@ class Hosts:
         return held.connection
 
     def run(self, function: Callable[..., Coroutine[Any, Any, T]], *args: Any) -> T:
-        return self.portal.call(function, *args)
+        return cast(T, self.portal.call(function, *args))
 
     def _stop(self, group: tuple[str, ...]) -> None:
         held = self.held[group]

@@ -273,7 +273,7 @@ def _arguments(case: Case) -> dict[str, Any]:
 
 
 def _input_model(case: Case) -> type[Schema]:
-    fields = {name: (annotation, ...) for name, annotation in _arguments(case).items()}
+    fields: dict[str, Any] = {name: (t, ...) for name, t in _arguments(case).items()}
     made: type[Schema] = pydantic.create_model(f"{case.name}Input", __base__=Schema, **fields)
     return made
 
@@ -300,7 +300,9 @@ def class_tool(case: Case) -> type[Tool[Any, Any]]:
     namespace = {"name": case.name, "task_support": _support(case), "handle": handle}
     namespace["__module__"] = __name__
     return types_module.new_class(
-        case.name, (Tool[model, Reply],), exec_body=lambda body: body.update(namespace)
+        case.name,
+        (Tool[model, Reply],),  # type: ignore[valid-type]
+        exec_body=lambda body: body.update(namespace),
     )
 
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.composition.cases import Case, params
-from tests.composition.conftest import SERVED
+from tests.composition.cases import SERVED, Case, params
 from tests.composition.drive import run
 from tests.composition.hosting import Hosts
 
