@@ -177,7 +177,12 @@ def test_the_token_is_in_the_command_line_of_call_only_as_the_flag(
                 head = _request_head(connection)
                 argv = _argv(process.pid)
         finally:
-            _, stderr = process.communicate(timeout=STOP_TIMEOUT)
+            try:  # hung up on: it ends with its error
+                _, stderr = process.communicate(timeout=STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.communicate()
+                raise
     headers = dict(line.split(": ", 1) for line in head.splitlines()[1:] if ": " in line)
     sent = {name.lower(): value for name, value in headers.items()}
     assert sent["authorization"] == f"Bearer {token}"
