@@ -72,8 +72,12 @@ def digest(request: types.InputRequest) -> str:
     """A short digest of the exact rendered question (method and params)."""
     params = request.params
     dumped = params.model_dump(mode="json", by_alias=True, exclude_none=True) if params else None
-    rendered = compact_json({"m": request.method, "p": dumped})
-    raw = hashlib.sha256(rendered.encode()).digest()[:16]
+    return short_digest(compact_json({"m": request.method, "p": dumped}))
+
+
+def short_digest(text: str) -> str:
+    """A short digest of ``text``: 16 bytes of its SHA-256, base64url (22 characters)."""
+    raw = hashlib.sha256(text.encode()).digest()[:16]
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 

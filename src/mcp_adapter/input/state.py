@@ -19,6 +19,8 @@ client answers, and ``inputResponses`` a client puts into ``tools/call`` are ign
 from __future__ import annotations
 
 import json
+import secrets
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,8 +31,8 @@ from mcp import MCPError, types
 from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.input.resolution import Retry, RoundState
 
-_VERSION = 2
-_READS = frozenset({1, 2})
+_VERSION = 3
+_READS = frozenset({1, 2, 3})
 _ACTIONS = frozenset({"accept", "decline", "cancel"})
 INVALID_STATE = "Invalid or expired requestState"
 """The SDK boundary's own wording for a state it refuses: one answer for every cause."""
@@ -45,8 +47,9 @@ def envelope(asking: McpResponse | None, progress: RoundState | None = None) -> 
     """The plaintext ``requestState`` of an ``input_required`` result (the SDK seals it):
     the handler's question and state (``McpResponse.elicit``), and the resolvers'
     progress (recorded outcomes pinned to their questions, the questions of this round,
-    the rounds so far)."""
-    value: dict[str, Any] = {"v": _VERSION}
+    the rounds so far); and the round's own id and the time it was minted, by which
+    its retry is taken once (``input.single_use``)."""
+    value: dict[str, Any] = {"v": _VERSION, "n": secrets.token_urlsafe(16), "t": time.time()}
     if asking is not None:
         value["s"] = asking.request_state
         value["q"] = questions(asking)
@@ -55,6 +58,19 @@ def envelope(asking: McpResponse | None, progress: RoundState | None = None) -> 
         value["k"] = dict(progress.asked)
         value["r"] = progress.rounds
     return json.dumps(value, separators=(",", ":"))
+
+
+def round_of(state: Any) -> tuple[str, float] | None:
+    """``(id, minted)`` of the round whose opened ``requestState`` is ``state``: its random
+    id and the time (seconds since the epoch) it was minted; ``None`` when the state is
+    no envelope of this version (one minted before rounds had ids included)."""
+    value = _opened(state)
+    if value is None:
+        return None
+    found, minted = value.get("n"), value.get("t")
+    if not isinstance(found, str) or not found or not isinstance(minted, int | float):
+        return None
+    return found, float(minted)
 
 
 def retried_progress(params: Mapping[str, Any]) -> Retry:

@@ -1,7 +1,7 @@
 """State that outlives a request: events of resumable streams, rate counts, change
-notifications, state handles. Each protocol has an in-memory store (one process) and,
-but for state handles, a Redis one (replicas sharing one Redis:
-``pip install 'mcp-adapter-di[redis]'``).
+notifications, answered input rounds, state handles. Each protocol has an in-memory
+store (one process) and, but for state handles, a Redis one (replicas sharing one
+Redis: ``pip install 'mcp-adapter-di[redis]'``).
 
 Imports nothing of the package but its root modules, so every part above may use it.
 The Redis stores are imported when first asked for: serving without Redis never
@@ -13,16 +13,25 @@ from typing import TYPE_CHECKING, Any
 from mcp_adapter.stores.events import EventLog, InMemoryEventLog, StoredEvent
 from mcp_adapter.stores.handles import HandleLimits, HandleStore, MemoryHandles, TooManyHandles
 from mcp_adapter.stores.rates import InMemoryRateStore, Rate, RateStore
+from mcp_adapter.stores.rounds import (
+    DEFAULT_MAX_ROUNDS,
+    LedgerFull,
+    LedgerUnavailable,
+    MemoryRounds,
+    RoundLedger,
+)
 
 if TYPE_CHECKING:
     from mcp_adapter.stores.redis_bus import RedisSubscriptionBus
     from mcp_adapter.stores.redis_events import RedisEventLog
     from mcp_adapter.stores.redis_rates import RedisRateStore
+    from mcp_adapter.stores.redis_rounds import RedisRounds
     from mcp_adapter.stores.shared import SharedRedis
 
 _ON_FIRST_USE = {
     "RedisEventLog": "mcp_adapter.stores.redis_events",
     "RedisRateStore": "mcp_adapter.stores.redis_rates",
+    "RedisRounds": "mcp_adapter.stores.redis_rounds",
     "RedisSubscriptionBus": "mcp_adapter.stores.redis_bus",
     "SharedRedis": "mcp_adapter.stores.shared",
 }
@@ -40,6 +49,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "DEFAULT_MAX_ROUNDS",
     "EventLog",
     "HandleLimits",
     "HandleStore",
@@ -47,11 +57,16 @@ __all__ = [
     "TooManyHandles",
     "InMemoryEventLog",
     "InMemoryRateStore",
+    "LedgerFull",
+    "LedgerUnavailable",
+    "MemoryRounds",
     "Rate",
     "RateStore",
     "RedisEventLog",
     "RedisRateStore",
+    "RedisRounds",
     "RedisSubscriptionBus",
+    "RoundLedger",
     "SharedRedis",
     "StoredEvent",
 ]
