@@ -157,13 +157,13 @@ class Asker:
         pinned = digest(request)
         record = self.retry.progress.recorded.get(key)
         if record is not None and record.get("q") == pinned:
-            outcome = restored(marker, record)
+            outcome = restored(marker, request, record)
             if outcome is not None:
                 self.recorded[key] = record
                 return outcome
         answer = self.retry.answers.get(key)
         if answer is not None and self.retry.progress.asked.get(key) == pinned:
-            found = checked(marker, answer)
+            found = checked(marker, request, answer)
             if found is not None:
                 return self._keep(key, pinned, found)
         if not self.reachable:
@@ -183,7 +183,7 @@ class Asker:
                     f"The client did not answer the request for {parameter!r} within "
                     f"{self.timeout:g} s"
                 ) from None
-            found = checked(marker, answer)
+            found = checked(marker, request, answer)
             if found is not None:
                 return self._keep(key, pinned, found)
         raise ToolError(

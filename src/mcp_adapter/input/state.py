@@ -24,11 +24,10 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
 from mcp import MCPError, types
 
 from mcp_adapter.declare.response import McpResponse
+from mcp_adapter.input.questions import meets
 from mcp_adapter.input.resolution import Retry, RoundState
 
 _VERSION = 3
@@ -111,13 +110,9 @@ def accepted(answer: Any, schema: Mapping[str, Any]) -> dict[str, Any] | None:
     if action != "accept":
         return {"action": action}
     content = answer.get("content")
-    if not isinstance(content, Mapping):
+    if not isinstance(content, Mapping) or not meets(content, schema):
         return None
-    try:
-        valid = Draft202012Validator(schema).is_valid(content)
-    except SchemaError:
-        return None
-    return {"action": "accept", "content": dict(content)} if valid else None
+    return {"action": "accept", "content": dict(content)}
 
 
 def retried_answers(params: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:
