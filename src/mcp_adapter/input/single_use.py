@@ -23,7 +23,7 @@ from collections.abc import Coroutine
 from typing import Any, NoReturn
 
 from mcp import MCPError, types
-from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp_types.methods import INPUT_REQUIRED_METHODS
 
@@ -39,25 +39,21 @@ CLOCK_SKEW = 60.0
 (the SDK's boundary allows a state minted up to as much in the future)."""
 
 
-class SingleUseState:
+def single_use_state(
+    security: RequestStateSecurity, ledger: RoundLedger, *, audience: str | None
+) -> ServerMiddleware[Any]:
     """Server middleware: the SDK's ``RequestStateBoundary`` under ``security`` (audience
     ``audience``), and each state it opens good for one retry, recorded in ``ledger``.
 
-    Put on ``Server.middleware`` in the boundary's place. A request without a
-    ``requestState`` goes straight to the boundary: it costs one call.
+    Put on ``Server.middleware`` in the boundary's place. A plain function, not an
+    object with ``__call__``: a request without a ``requestState`` (every call that
+    asks nothing) costs one function call more than the boundary alone.
     """
+    sealed = RequestStateBoundary(security, default_audience=audience).__call__
+    spend = Rounds(ledger, security.ttl).spend
 
-    __slots__ = ("boundary", "ledger", "ttl")
-
-    def __init__(
-        self, security: RequestStateSecurity, ledger: RoundLedger, *, audience: str | None
-    ) -> None:
-        self.boundary = RequestStateBoundary(security, default_audience=audience)
-        self.ledger = ledger
-        self.ttl = security.ttl
-
-    def __call__(
-        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    def single_use(
+        ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> Coroutine[Any, Any, HandlerResult]:
         params = ctx.params
         if (
@@ -65,10 +61,23 @@ class SingleUseState:
             and params.get("requestState") is not None
             and ctx.method in INPUT_REQUIRED_METHODS
         ):
-            call_next = functools.partial(self._spend, call_next)
-        return self.boundary(ctx, call_next)
+            call_next = functools.partial(spend, call_next)
+        return sealed(ctx, call_next)
 
-    async def _spend(self, call_next: CallNext, ctx: ServerRequestContext[Any, Any]) -> Any:
+    return single_use
+
+
+class Rounds:
+    """Spends the round of each state the boundary opened, in ``ledger``, for the state's
+    remaining lifetime (``ttl`` after it was minted) and :data:`CLOCK_SKEW`."""
+
+    __slots__ = ("ledger", "ttl")
+
+    def __init__(self, ledger: RoundLedger, ttl: float) -> None:
+        self.ledger = ledger
+        self.ttl = ttl
+
+    async def spend(self, call_next: CallNext, ctx: ServerRequestContext[Any, Any]) -> Any:
         """Past the boundary: ``ctx.params["requestState"]`` is the plaintext it opened."""
         assert ctx.params is not None
         found = round_of(ctx.params["requestState"])

@@ -19,7 +19,7 @@ from mcp_adapter.declare.request import Transport
 from mcp_adapter.dispatch import Dispatcher
 from mcp_adapter.dispatch.inflight import CallsInFlight
 from mcp_adapter.dispatch.threads import Threads
-from mcp_adapter.input.single_use import SingleUseState
+from mcp_adapter.input.single_use import single_use_state
 from mcp_adapter.notifications import ClientLogger, SubscriptionLimits
 from mcp_adapter.notifications.notifier import notifier_of
 from mcp_adapter.notifications.serve import (
@@ -174,7 +174,7 @@ def build_sdk_server(
     server.cache_hints = dict(catalog.cache_hints)  # checked at compile, as Server() checks them
     security = request_state_security or RequestStateSecurity.ephemeral()
     ledger = MemoryRounds() if rounds is None else rounds
-    server.middleware.append(SingleUseState(security, ledger, audience=catalog.name))
+    server.middleware.append(single_use_state(security, ledger, audience=catalog.name))
     return server
 
 
