@@ -236,13 +236,14 @@ async def test_an_authorize_that_takes_answers_asks_inline_before_the_task_start
         assert "inputRequests" not in retried
         # the body's resolver asks the very question answered inline: never asked again
         assert text_of(await tasks.until(retried["taskId"])) == "Hello, Alice!"
+        again = await tasks.call("greets")  # a state is good for one retry: ask afresh
         with pytest.raises(MCPError) as refused:  # refused by authorize: no task starts
             await tasks.request(
                 "tools/call",
                 name="greets",
                 arguments={},
                 inputResponses={key: accept(name=" ")},
-                requestState=first["requestState"],
+                requestState=again["requestState"],
             )
         assert refused.value.message == "Not authorized to use tool greets"
     assert runs.handled == ["greets"]

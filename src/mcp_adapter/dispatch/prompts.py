@@ -123,7 +123,7 @@ class PromptCalls(DispatchCore):
                     )
                 question = asking(outcome)
                 if question is not None:
-                    return handler_asked(question, ctx, request or self.request(ctx), inputs)
+                    return handler_asked(question, ctx, request or self.request(ctx), inputs, retry)
                 return run.prompt_messages(
                     outcome, owner=prompt.cls.__qualname__, description=prompt.entry.description
                 )

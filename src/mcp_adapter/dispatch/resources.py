@@ -233,7 +233,9 @@ class ResourceReads(DispatchCore):
                         )
                     question = asking(outcome)
                     if question is not None:
-                        return handler_asked(question, ctx, request or self.request(ctx), inputs)
+                        return handler_asked(
+                            question, ctx, request or self.request(ctx), inputs, retry
+                        )
                     contents = run.resource_contents(
                         outcome,
                         owner=resource.cls.__qualname__,

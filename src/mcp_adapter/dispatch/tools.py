@@ -264,7 +264,7 @@ class ToolCalls(TaskCalls):
                 outcome = tool.convert(outcome)  # a function tool's plain value becomes a result
             question = asking(outcome)
             if question is not None:  # 2025-11-25: asked on the loop, once this scope is closed
-                return handler_asked(question, ctx, request or self.request(ctx), inputs)
+                return handler_asked(question, ctx, request or self.request(ctx), inputs, retry)
             return run.tool_result(
                 outcome, owner=tool.cls.__qualname__, output=tool.output, modern=is_modern(ctx)
             )
