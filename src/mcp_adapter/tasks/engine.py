@@ -21,6 +21,7 @@ from mcp import types
 
 from mcp_adapter.declare.tasks import Tasks
 from mcp_adapter.errors import logger
+from mcp_adapter.tasks.places import Places
 from mcp_adapter.tasks.waiting import INPUT, Waiting, asked
 from mcp_adapter.tasks.wire import (
     TERMINAL,
@@ -28,7 +29,6 @@ from mcp_adapter.tasks.wire import (
     CreateTaskResult,
     DetailedTask,
     absent,
-    too_many,
 )
 
 FUNCTION = "mcp_adapter.tool_task"
@@ -74,8 +74,7 @@ class TaskEngine:
         self.poll_ms = max(1, int(settings.poll_interval * 1000))
         self._body: Body | None = None
         self._docket: Any = None
-        self._running: dict[str, set[str]] = {}
-        self._count = 0
+        self._places = Places(settings.max_running, settings.max_running_per_identity)
         self._idle: anyio.Event | None = None
         self._bodies: dict[str, anyio.CancelScope] = {}
 
@@ -154,34 +153,13 @@ class TaskEngine:
 
     # -- the MCP side ----------------------------------------------------------------
 
-    def _admit(self, owner: str, key: str) -> None:
-        """Count ``key`` against the caps, or refuse it (``start`` first gives back the
-        places of tasks that ended out of this process's sight: in a worker, on another
-        replica, or while waiting for input)."""
-        settings = self.settings
-        if self._count >= settings.max_running:
-            raise too_many("max_running", settings.max_running)
-        mine = self._running.setdefault(owner, set())
-        if len(mine) >= settings.max_running_per_identity:
-            raise too_many("max_running_per_identity", settings.max_running_per_identity)
-        mine.add(key)
-        self._count += 1
-
-    def _full(self, owner: str) -> bool:
-        settings = self.settings
-        mine = self._running.get(owner, ())
-        return self._count >= settings.max_running or (
-            len(mine) >= settings.max_running_per_identity
-        )
-
     async def _prune(self) -> None:
         """Give back the places of tasks that no longer hold one: a task waiting for input
         keeps its place until it ends, and it may end where this process does not see it
         (expired, or resumed and ended in another process); asked when a cap is full."""
-        for owner, keys in list(self._running.items()):
-            for key in list(keys):
-                if key not in self._bodies and not await self._holds(key):
-                    self._release(owner, key)
+        for owner, key in self._places.held():
+            if key not in self._bodies and not await self._holds(key):
+                self._places.release(owner, key)
 
     async def _holds(self, key: str) -> bool:
         """Whether the task ``key`` has not ended (queued, running, or waiting for input)."""
@@ -201,22 +179,13 @@ class TaskEngine:
             return False
         return await Waiting(self.docket).fate(key, int(record.get("round", 0))) != "cancel"
 
-    def _release(self, owner: str, key: str) -> None:
-        mine = self._running.get(owner)
-        if mine is None or key not in mine:
-            return
-        mine.discard(key)
-        if not mine:
-            del self._running[owner]
-        self._count -= 1
-
     async def start(self, tool: str, request: Mapping[str, Any], owner: str) -> CreateTaskResult:
         """Enqueue the body; answer the task's handle once Docket holds it."""
         docket = self.docket
         key = new_task_id()
-        if self._full(owner):
+        if self._places.full(owner):
             await self._prune()
-        self._admit(owner, key)
+        self._places.admit(owner, key)
         record = {
             "owner": owner,
             "tool": tool,
@@ -228,7 +197,7 @@ class TaskEngine:
         try:
             await docket.add(FUNCTION, key=key)(record=record)
         except BaseException:
-            self._release(owner, key)
+            self._places.release(owner, key)
             raise
         created = str(record["created"])
         return CreateTaskResult(
@@ -341,14 +310,14 @@ class TaskEngine:
                 seconds = self._seconds_left(execution, record)
                 round_ = int(record.get("round", 0))
                 if await Waiting(self.docket).cancel(task_id, round_, seconds):
-                    self._release(str(record["owner"]), task_id)
+                    self._places.release(str(record["owner"]), task_id)
                 else:
                     await self.docket.cancel(task_id)  # resumed meanwhile: cancel that run
             return Ack()
         if _STATUS[execution.state.value] not in TERMINAL:
             await self.docket.cancel(task_id)
             if execution.state.value in ("scheduled", "queued"):
-                self._release(str(record["owner"]), task_id)  # its body never runs
+                self._places.release(str(record["owner"]), task_id)  # its body never runs
         return Ack()
 
     # -- the worker's side -------------------------------------------------------------
@@ -373,7 +342,8 @@ class TaskEngine:
         finally:
             self._bodies.pop(execution.key, None)
             if not waits:  # a task waiting for input keeps its place until it ends
-                self._release(owner, execution.key)  # a no-op for a task another process started
+                # (a no-op for a task another process started)
+                self._places.release(owner, execution.key)
             if not self._bodies and self._idle is not None:
                 self._idle.set()  # draining: the last body here has ended
 
