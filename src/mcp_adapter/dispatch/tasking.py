@@ -12,10 +12,11 @@ from mcp import MCPError, types
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 
-from mcp_adapter.compiled.catalog import CompiledTool
+from mcp_adapter.compiled.catalog import Catalog, CompiledTool
 from mcp_adapter.declare.request import McpRequest, freeze
 from mcp_adapter.dispatch.core import DispatchCore, Given
 from mcp_adapter.dispatch.inflight import Place
+from mcp_adapter.dispatch.paging import paginate
 from mcp_adapter.dispatch.results import error_result, execution_failed, invalid_arguments
 from mcp_adapter.dispatch.snapshot import is_modern
 from mcp_adapter.dispatch.telemetry import Tracing
@@ -63,6 +64,14 @@ class TaskCalls(DispatchCore):
     tasks: TaskEngine | None = None
     """The task engine when the catalog has task tools (set by serving)."""
 
+    def _load(self, catalog: Catalog) -> None:
+        """As the core loads a catalog; the 2025-11-25 listing leaves out the tools that
+        only run as tasks, which that era cannot call (they are unknown there)."""
+        super()._load(catalog)
+        legacy = [t.legacy for t in catalog.tools.values() if t.task_support != "required"]
+        if len(legacy) != len(catalog.tools):
+            self._tool_pages[False] = paginate(legacy, catalog.page_size)
+
     def _call_tool(
         self,
         tool: CompiledTool,
@@ -86,8 +95,11 @@ class TaskCalls(DispatchCore):
         tasks = self.tasks
         if tasks is None:
             return None
+        modern = is_modern(ctx)
+        if not modern and tool.task_support == "required":
+            raise self.hidden("tool", tool.name)  # not listed in 2025-11-25 either
         request = self.request(ctx, given, arguments=arguments)
-        if not (is_modern(ctx) and negotiated(request.client_capabilities)):
+        if not (modern and negotiated(request.client_capabilities)):
             if tool.task_support == "required":
                 raise missing_extension()
             return None
