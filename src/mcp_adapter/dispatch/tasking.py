@@ -1,6 +1,8 @@
 """A ``tools/call`` as a task (docs/tasks.md): started at once on the caller's request,
 its body run later by the task engine's worker in a fresh scope of its own, with a
-frozen copy of the request that started it, through the same code as an inline call."""
+frozen copy of the request that started it (the context values request-stage layers
+gave included), through the same code as an inline call. Request-stage layers see the
+task's handle as the call's answer; a handle they do not pass on withdraws its task."""
 
 from __future__ import annotations
 
@@ -13,12 +15,15 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 
 from mcp_adapter.compiled.catalog import Catalog, CompiledTool
+from mcp_adapter.declare.middleware import RequestCall
 from mcp_adapter.declare.request import McpRequest, freeze
+from mcp_adapter.dispatch import stage
 from mcp_adapter.dispatch.core import DispatchCore, Given
 from mcp_adapter.dispatch.inflight import Place
 from mcp_adapter.dispatch.paging import paginate
 from mcp_adapter.dispatch.results import error_result, execution_failed, invalid_arguments
 from mcp_adapter.dispatch.snapshot import is_modern
+from mcp_adapter.dispatch.stage import ToolAnswer
 from mcp_adapter.dispatch.telemetry import Tracing
 from mcp_adapter.errors import Refusal, ToolError, forbidden, refused
 from mcp_adapter.input.asking import Asked
@@ -86,7 +91,7 @@ class TaskCalls(DispatchCore):
 
     async def _as_task(
         self, tool: CompiledTool, ctx: Any, arguments: Mapping[str, Any], given: Given | None
-    ) -> types.CallToolResult | types.InputRequiredResult | CreateTaskResult | None:
+    ) -> ToolAnswer | None:
         """The task's handle, when the client negotiated the extension (2026-07-28);
         ``None``: call inline (an optional tool, for a client without it). Visibility
         and arguments are checked here, before anything is enqueued; an ``authorize``
@@ -120,6 +125,36 @@ class TaskCalls(DispatchCore):
                 return first
             frozen[INPUT] = {"state": first, "answers": {}}
         return await tasks.start(tool.name, frozen, owner_of(request))
+
+    async def _staged_task(
+        self,
+        ctx: Any,
+        call: RequestCall,
+        inner: stage.Inner[ToolAnswer],
+        arguments: Mapping[str, Any],
+    ) -> ToolAnswer:
+        """A task tool's call through the request-stage layers, which see the task's handle
+        as the call's answer (``AccessLog`` logs it, ``RateLimit`` counts it,
+        ``ResponseLimit`` measures it). A task whose handle they did not pass on (a layer
+        answered something else, raised, or the request was cancelled) is withdrawn:
+        nobody could ever read it."""
+        started: list[CreateTaskResult] = []
+
+        async def recorded(given: Given) -> ToolAnswer:
+            answer = await inner(given)
+            if isinstance(answer, CreateTaskResult):
+                started.append(answer)
+            return answer
+
+        answer: ToolAnswer | None = None
+        try:
+            answer = await self._request_stage(ctx, call, recorded, stage.TOOL, arguments=arguments)
+            return answer
+        finally:
+            if self.tasks is not None:
+                for handle in started:
+                    if handle is not answer:
+                        await self.tasks.withdraw(handle.task_id)
 
     async def _before_task(
         self, tool: CompiledTool, ctx: Any, request: McpRequest, payload: Any

@@ -33,6 +33,7 @@ from mcp_adapter.dispatch.results import (
     timed_out,
 )
 from mcp_adapter.dispatch.snapshot import is_modern
+from mcp_adapter.dispatch.stage import ToolAnswer
 from mcp_adapter.dispatch.tasking import TaskCalls
 from mcp_adapter.dispatch.telemetry import Tracing
 from mcp_adapter.errors import (
@@ -44,7 +45,6 @@ from mcp_adapter.errors import (
 from mcp_adapter.input.asking import Asked, asking
 from mcp_adapter.input.resolution import MAX_INPUT_ROUNDS, Resolution, Retry
 from mcp_adapter.interrupts import cancelled_for_real
-from mcp_adapter.tasks.wire import CreateTaskResult
 
 
 class ToolCalls(TaskCalls):
@@ -82,7 +82,7 @@ class ToolCalls(TaskCalls):
         tracing: Tracing | None = None,
         observed: bool = False,
         given: Given | None = None,
-    ) -> types.CallToolResult | types.InputRequiredResult | CreateTaskResult:
+    ) -> ToolAnswer:
         otel = self._otel
         if otel is not None and not observed and (otel.on or (next(otel.due) and otel.refresh())):
             known = params.name in self.catalog.tools
@@ -99,14 +99,14 @@ class ToolCalls(TaskCalls):
             self._follow()
         tool = self.catalog.tools.get(params.name)
         if self._staged and given is None:
+            call = RequestCall(
+                params.name, params.arguments or {}, component=tool.name if tool else None
+            )
+            inner = functools.partial(self.call_tool, ctx, params, tracing, True)
+            if tool is not None and tool.task_support != "forbidden":
+                return await self._staged_task(ctx, call, inner, params.arguments or {})
             return await self._request_stage(
-                ctx,
-                RequestCall(
-                    params.name, params.arguments or {}, component=tool.name if tool else None
-                ),
-                functools.partial(self.call_tool, ctx, params, tracing, True),
-                stage.TOOL,
-                arguments=params.arguments or {},
+                ctx, call, inner, stage.TOOL, arguments=params.arguments or {}
             )
         if tool is None:
             raise unknown("tool", params.name)

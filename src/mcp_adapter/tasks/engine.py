@@ -301,6 +301,15 @@ class TaskEngine:
         expiry = _created(execution, record) + timedelta(milliseconds=ttl_ms)
         return max(1, int((expiry - datetime.now(UTC)).total_seconds()) + 1)
 
+    async def withdraw(self, task_id: str) -> None:
+        """Cancel a task whose handle never reached its caller (a request-stage layer
+        answered something else, or the request was cancelled): nobody could read it."""
+        with anyio.CancelScope(shield=True):
+            execution = await self.docket.get_execution(task_id)
+            record = execution.kwargs.get("record") if execution is not None else None
+            if isinstance(record, Mapping):
+                await self.cancel(task_id, str(record["owner"]))
+
     async def cancel(self, task_id: str, owner: str) -> Ack:
         """Cancel the task if it has not ended (idempotent: an ended task stays as it is)."""
         execution, record = await self._find(task_id, owner)
