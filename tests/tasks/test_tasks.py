@@ -232,13 +232,14 @@ def test_bad_declarations_are_reported_at_compile() -> None:
 
     class OddServer(Server):
         tools = (Odd, Long)
-        tasks = Tasks(ttl=10, max_ttl=5, max_running=0)
+        tasks = Tasks(ttl=10, max_ttl=5, max_running=0, store_timeout=0)
 
     with pytest.raises(CompileError) as failed:
         compile_server(OddServer, Container())
     text = str(failed.value)
     assert "task_support must be one of" in text
     assert "max_running must be a whole number" in text
+    assert "store_timeout must be a positive number of seconds, not 0" in text
 
 
 class Hidden(Tool):

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -29,6 +29,7 @@ from mcp_adapter.tasks.wire import (
     CreateTaskResult,
     DetailedTask,
     absent,
+    store_failed,
 )
 
 FUNCTION = "mcp_adapter.tool_task"
@@ -87,6 +88,26 @@ class TaskEngine:
         if self._docket is None:
             raise RuntimeError("tasks are served only while their server serves (its lifespan)")
         return self._docket
+
+    @contextmanager
+    def bounded(self) -> Iterator[None]:
+        """One request's waits on the task store, within ``Tasks.store_timeout`` in all.
+        Docket's own connection has no read timeout (its worker blocks on reads by design),
+        so a stalled Redis would hold the request as long as it stalls: past the bound,
+        or when the store fails, the request answers ``-32603`` saying so instead."""
+        timeout = self.settings.store_timeout
+        try:
+            with anyio.fail_after(timeout):
+                yield
+        except TimeoutError:
+            raise store_failed(f"did not answer within {timeout:g} s") from None
+        except Exception as exc:
+            from redis.exceptions import RedisError  # Docket's dependency
+
+            if isinstance(exc, RedisError | OSError):
+                logger.warning("the task store failed: %r", exc)
+                raise store_failed(f"failed ({type(exc).__name__})") from exc
+            raise
 
     # -- serving -----------------------------------------------------------------
 
@@ -181,6 +202,10 @@ class TaskEngine:
 
     async def start(self, tool: str, request: Mapping[str, Any], owner: str) -> CreateTaskResult:
         """Enqueue the body; answer the task's handle once Docket holds it."""
+        with self.bounded():
+            return await self._start(tool, request, owner)
+
+    async def _start(self, tool: str, request: Mapping[str, Any], owner: str) -> CreateTaskResult:
         docket = self.docket
         key = new_task_id()
         if self._places.full(owner):
@@ -230,6 +255,11 @@ class TaskEngine:
         return execution, record
 
     async def get(self, task_id: str, owner: str) -> DetailedTask:
+        """The task as ``tasks/get`` answers it."""
+        with self.bounded():
+            return await self._get(task_id, owner)
+
+    async def _get(self, task_id: str, owner: str) -> DetailedTask:
         execution, record = await self._find(task_id, owner)
         status = _STATUS[execution.state.value]
         result: dict[str, Any] | None = None
@@ -275,6 +305,10 @@ class TaskEngine:
         """Answers to a task waiting for input: kept for the questions of its round that
         have none yet (others ignored); the answer that completes the round resumes the
         task, once. A task that waits for nothing ignores them."""
+        with self.bounded():
+            return await self._update(task_id, owner, responses)
+
+    async def _update(self, task_id: str, owner: str, responses: Mapping[str, Any]) -> Ack:
         execution, record = await self._find(task_id, owner)
         if _STATUS[execution.state.value] != "completed":
             return Ack()
@@ -301,17 +335,21 @@ class TaskEngine:
         expiry = _created(execution, record) + timedelta(milliseconds=ttl_ms)
         return max(1, int((expiry - datetime.now(UTC)).total_seconds()) + 1)
 
+    async def cancel(self, task_id: str, owner: str) -> Ack:
+        """Cancel the task if it has not ended (idempotent: an ended task stays as it is)."""
+        with self.bounded():
+            return await self._cancel(task_id, owner)
+
     async def withdraw(self, task_id: str) -> None:
         """Cancel a task whose handle never reached its caller (a request-stage layer
         answered something else, or the request was cancelled): nobody could read it."""
-        with anyio.CancelScope(shield=True):
+        with anyio.CancelScope(shield=True), self.bounded():
             execution = await self.docket.get_execution(task_id)
             record = execution.kwargs.get("record") if execution is not None else None
             if isinstance(record, Mapping):
-                await self.cancel(task_id, str(record["owner"]))
+                await self._cancel(task_id, str(record["owner"]))
 
-    async def cancel(self, task_id: str, owner: str) -> Ack:
-        """Cancel the task if it has not ended (idempotent: an ended task stays as it is)."""
+    async def _cancel(self, task_id: str, owner: str) -> Ack:
         execution, record = await self._find(task_id, owner)
         if _STATUS[execution.state.value] == "completed":
             waiting = asked(await execution.get_result())

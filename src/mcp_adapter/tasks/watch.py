@@ -77,9 +77,10 @@ class TaskWatch:
     async def _follow(self, task_id: str, owner: str, send: Send) -> None:
         try:
             await self.engine.get(task_id, owner)  # absent, expired or another's: silence
+            with self.engine.bounded():
+                execution = await self.engine.docket.get_execution(task_id)
         except MCPError:
             return
-        execution = await self.engine.docket.get_execution(task_id)
         if execution is None:
             return
         last: str | None = None
