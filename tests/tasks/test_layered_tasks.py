@@ -59,18 +59,14 @@ async def test_access_log_records_a_tasks_creation_as_an_outcome_of_its_own(
     tool: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="mcp_adapter.access")
-    ledger = Ledger()
-    async with connected(layered(AccessLog()), container_with(ledger)) as tasks:
-        created = await tasks.call(tool)
-        assert created["resultType"] == "task"
-        ledger.gate.set()
-        assert (await tasks.until(created["taskId"]))["status"] == "completed"
+    async with connected(layered(AccessLog()), container_with(ledger := Ledger())) as tasks:
+        task_id = (await started_and_ended(tasks, ledger, tool))["taskId"]
     (record,) = access(caplog)
     assert (record.method, record.component, record.outcome) == ("tools/call", tool, "task")
     assert record.incident is None
     messages = [r.getMessage() for r in caplog.records if r.name == "mcp_adapter.access"]
     assert messages[0].startswith(f"tools/call '{tool}' task in ")
-    assert created["taskId"] not in messages[0]  # the id is the caller's secret
+    assert task_id not in messages[0]  # the id is the caller's secret
 
 
 @OPTIONAL_AND_REQUIRED
