@@ -129,15 +129,18 @@ class TaskCalls(DispatchCore):
     async def _staged_task(
         self,
         ctx: Any,
-        call: RequestCall,
+        params: types.CallToolRequestParams,
+        tool: CompiledTool,
         inner: stage.Inner[ToolAnswer],
-        arguments: Mapping[str, Any],
     ) -> ToolAnswer:
         """A task tool's call through the request-stage layers, which see the task's handle
         as the call's answer (``AccessLog`` logs it, ``RateLimit`` counts it,
         ``ResponseLimit`` measures it). A task whose handle they did not pass on (a layer
         answered something else, raised, or the request was cancelled) is withdrawn:
-        nobody could ever read it."""
+        nobody could ever read it. ``inner``: the dispatcher's ``tools/call`` again, given
+        what the layers provided."""
+        arguments = params.arguments or {}
+        call = RequestCall(params.name, arguments, component=tool.name)
         started: list[CreateTaskResult] = []
 
         async def recorded(given: Given) -> ToolAnswer:

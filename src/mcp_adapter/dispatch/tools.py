@@ -99,14 +99,17 @@ class ToolCalls(TaskCalls):
             self._follow()
         tool = self.catalog.tools.get(params.name)
         if self._staged and given is None:
-            call = RequestCall(
-                params.name, params.arguments or {}, component=tool.name if tool else None
-            )
-            inner = functools.partial(self.call_tool, ctx, params, tracing, True)
             if tool is not None and tool.task_support != "forbidden":
-                return await self._staged_task(ctx, call, inner, params.arguments or {})
+                inner = functools.partial(self.call_tool, ctx, params, tracing, True)
+                return await self._staged_task(ctx, params, tool, inner)
             return await self._request_stage(
-                ctx, call, inner, stage.TOOL, arguments=params.arguments or {}
+                ctx,
+                RequestCall(
+                    params.name, params.arguments or {}, component=tool.name if tool else None
+                ),
+                functools.partial(self.call_tool, ctx, params, tracing, True),
+                stage.TOOL,
+                arguments=params.arguments or {},
             )
         if tool is None:
             raise unknown("tool", params.name)
