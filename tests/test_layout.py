@@ -1,4 +1,5 @@
-"""The package's layout, read from the source: imports go one way, and none goes round.
+"""The package's layout, read from the source: imports go one way, none goes round, and
+no module grows past ``MAX_LINES``.
 
 docs/architecture.md draws the same map: the parts of ``mcp_adapter`` from the
 bottom up, each importing only its own folder and the parts below it. Compile and
@@ -41,6 +42,10 @@ RANKS: dict[str, int] = {
 """Each part of ``mcp_adapter`` may import its own folder and any part of a lower rank;
 parts of one rank know nothing of each other. ``mcp_adapter/__init__.py`` (the public
 names) stands above them all."""
+
+MAX_LINES = 450
+"""The bound on any module under ``src/``: a longer one is split along a seam it has, into
+modules named for their one reason to exist."""
 
 
 def _module_name(path: Path) -> str:
@@ -144,6 +149,23 @@ def circles(graph: dict[str, set[tuple[str, int]]]) -> list[str]:
     for name in sorted(edges):
         walk(name, [])
     return found
+
+
+def too_long() -> list[str]:
+    """``module: lines`` of every module under ``src/`` longer than ``MAX_LINES``."""
+    lengths = {name: len(path.read_text().splitlines()) for name, path in MODULES.items()}
+    return [f"{name}: {n} lines" for name, n in sorted(lengths.items()) if n > MAX_LINES]
+
+
+def test_no_module_under_src_is_longer_than_the_bound() -> None:
+    assert too_long() == []
+
+
+def test_a_long_module_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    long = tmp_path / "core.py"
+    long.write_text("\n" * MAX_LINES + "x = 1\n")
+    monkeypatch.setitem(MODULES, "mcp_adapter.dispatch.core", long)
+    assert too_long() == [f"mcp_adapter.dispatch.core: {MAX_LINES + 1} lines"]
 
 
 def test_every_folder_of_the_package_has_a_rank() -> None:
