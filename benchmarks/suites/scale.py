@@ -1,9 +1,7 @@
 """Scale: compile time, memory and ``tools/list`` latency for servers of many tools.
 
-Servers of 10, 100, 1,000 and 10,000 tool classes are generated with
-``type()``, each tool with a small input contract of its own made with
-``pydantic.create_model(__base__=Schema)``, once without and once with a
-visibility hook (``def shouldRegister(self) -> bool: return True``).
+Servers of 10, 100, 1,000 and 10,000 generated tool classes
+(:mod:`benchmarks.workloads.scale`), once without and once with a visibility hook.
 
 - **compile**: ``compile_server`` on a fresh container with the contract cache
   emptied first (a cold start), timed with the garbage collector on, as at a
@@ -20,35 +18,33 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import gc
+import functools
 import json
 import statistics
 import subprocess
 import sys
 import time
-import tracemalloc
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import mcp
-import pydantic
-from mcp.server import Server as SdkServer
-from pydantic import Field
 
-from benchmarks.harness import CLOCKS, Case, Result, Row, Settings, ratio
-from benchmarks.mcp_workload import MODERN, open_client
-from benchmarks.suite import Column, Measured, RunOptions, Suite, Table, Target, find
-from container import Container
-from mcp_adapter import McpResponse, Server, Tool, build_sdk_server, compile_server
-from schemas import Contract, Schema
+from benchmarks.harness.suite import Column, Measured, RunOptions, Suite, Table, Target, find
+from benchmarks.harness.timing import CLOCKS, Case, Result, Row, Settings, ratio
+from benchmarks.harness.venv import ROOT
+from benchmarks.workloads.mcp import MODERN, connected, disconnect
+from benchmarks.workloads.scale import (
+    PAGE,
+    HookCalls,
+    compile_seconds,
+    retained_bytes,
+    serve,
+    server,
+)
 
-ROOT = Path(__file__).resolve().parent.parent
 SIZES = (10, 100, 1_000, 10_000)
 QUICK_SIZES = (10, 100, 250)
 """A smoke run: 250 tools still make three pages."""
-PAGE = 100
-"""The catalog's page size (``Catalog.page_size``)."""
 ANCHOR_SIZE = 100
 WARM_UP_SIZE = 2
 
@@ -71,149 +67,23 @@ while True:
 """
 
 
-# -- generated servers --------------------------------------------------------------
-
-
-async def handle(self: Any, payload) -> McpResponse:  # type: ignore[no-untyped-def]
-    """The handler every generated tool shares.
-
-    ``payload`` stays unannotated: the adapter then gives it each tool's own input.
-    """
-    return McpResponse.text("ok")
-
-
-class HookCalls:
-    count = 0
-
-
-def should_register(self: Any) -> bool:
-    """The visibility hook of the ``with hook`` variant: always visible."""
-    HookCalls.count += 1
-    return True
-
-
-_models: dict[int, list[type[Schema]]] = {}
-_servers: dict[tuple[int, bool], type[Server]] = {}
-
-
-def models(size: int) -> list[type[Schema]]:
-    """``size`` distinct small input contracts (made once per size and kept)."""
-    if size not in _models:
-        _models[size] = [
-            pydantic.create_model(
-                f"Scale{size}Input{i}",
-                __base__=Schema,
-                query=(str, Field(description=f"What tool {i} looks for")),
-                limit=(int, Field(10, ge=1, le=100)),
-            )
-            for i in range(size)
-        ]
-    return _models[size]
-
-
-def server(size: int, hooks: bool) -> type[Server]:
-    """A ``Server`` declaring ``size`` generated tool classes."""
-    key = (size, hooks)
-    if key not in _servers:
-        tools = []
-        for i, contract in enumerate(models(size)):
-            namespace: dict[str, Any] = {
-                "__module__": __name__,
-                "name": f"scale-{i}",
-                "description": f"Generated tool {i} of {size}.",
-                "input": contract,
-                "handle": handle,
-            }
-            if hooks:
-                namespace["shouldRegister"] = should_register
-            tools.append(type(f"Scale{size}{'H' if hooks else ''}Tool{i}", (Tool,), namespace))
-        _servers[key] = type(
-            f"Scale{size}{'Hooked' if hooks else ''}Server",
-            (Server,),
-            {"__module__": __name__, "name": f"scale-{size}", "tools": tuple(tools)},
-        )
-    return _servers[key]
-
-
-def _cold() -> None:
-    """Forget compiled contracts: ``Contract.of`` caches one per type for the process."""
-    clear = getattr(Contract.of, "cache_clear", None)
-    if clear is not None:
-        clear()
-
-
-def serve(size: int, hooks: bool) -> SdkServer[Any]:
-    container = Container()
-    enabled = gc.isenabled()
-    gc.disable()  # set-up only, not timed: spare the run the collector's share
-    try:
-        catalog = compile_server(server(size, hooks), container)
-    finally:
-        if enabled:
-            gc.enable()
-    return build_sdk_server(catalog, container)
-
-
-# -- compile and memory ---------------------------------------------------------------
-
-
-def compile_seconds(
-    declaration: type[Server], *, collector: bool, clock: Callable[[], float] = time.process_time
-) -> float:
-    _cold()
-    container = Container()
-    gc.collect()
-    enabled = gc.isenabled()
-    if not collector:
-        gc.disable()
-    try:
-        started = clock()
-        catalog = compile_server(declaration, container)
-        seconds = clock() - started
-    finally:
-        if enabled:
-            gc.enable()
-    del catalog
-    return seconds
-
-
-def retained_bytes(declaration: type[Server]) -> tuple[int, int]:
-    """What ``compile_server``, then ``build_sdk_server``, leave allocated."""
-    _cold()
-    container = Container()
-    gc.collect()
-    tracemalloc.start()
-    try:
-        start = tracemalloc.get_traced_memory()[0]
-        catalog = compile_server(declaration, container)
-        gc.collect()
-        compiled = tracemalloc.get_traced_memory()[0] - start
-        sdk = build_sdk_server(catalog, container)
-        gc.collect()
-        served = tracemalloc.get_traced_memory()[0] - start - compiled
-    finally:
-        tracemalloc.stop()
-    del sdk, catalog
-    return compiled, served
-
-
 def compile_figures(size: int, repeats: int, clock: str = "cpu") -> dict[str, Any]:
     """Cold compiles of both variants, interleaved, GC on and off; memory once each.
 
-    Runs in a process of its own (``python -m benchmarks.scale_suite CLOCK REPEATS SIZE``)
+    Runs in a process of its own (``python -m benchmarks.suites.scale CLOCK REPEATS SIZE``)
     that holds only this size's tool classes, as a server of that size would.
     """
     for hooks in (False, True):  # warm-up: imports and pydantic's lazily built parts
-        compile_seconds(server(WARM_UP_SIZE, hooks), collector=True)
+        compile_seconds(server(WARM_UP_SIZE, hooks), on=True)
     started = time.perf_counter()
     declarations = {hooks: server(size, hooks) for hooks in (False, True)}
     made = time.perf_counter() - started
     samples: dict[str, list[float]] = {}
     for _ in range(repeats):
         for hooks, declaration in declarations.items():
-            for collector in (True, False):
-                key = f"{hooks}-{collector}"
-                seconds = compile_seconds(declaration, collector=collector, clock=CLOCKS[clock])
+            for on in (True, False):
+                seconds = compile_seconds(declaration, on=on, clock=CLOCKS[clock])
+                key = f"{hooks}-{on}"
                 samples.setdefault(key, []).append(seconds)
     memory = {str(hooks): retained_bytes(d) for hooks, d in declarations.items()}
     return {"size": size, "made_s": made, "samples": samples, "memory": memory}
@@ -221,7 +91,7 @@ def compile_figures(size: int, repeats: int, clock: str = "cpu") -> dict[str, An
 
 def _compile_in_subprocess(sizes: Sequence[int], repeats: int, clock: str) -> list[dict[str, Any]]:
     done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.scale_suite", clock, str(repeats), *map(str, sizes)],
+        [sys.executable, "-m", "benchmarks.suites.scale", clock, str(repeats), *map(str, sizes)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,
@@ -289,25 +159,6 @@ def measure(options: RunOptions) -> Measured:
 
 # -- tools/list cases -------------------------------------------------------------------
 
-_sdk_servers: dict[tuple[int, bool], SdkServer[Any]] = {}
-
-
-async def _connect(size: int, hooks: bool) -> Mapping[str, Any]:
-    key = (size, hooks)
-    if key not in _sdk_servers:
-        _sdk_servers[key] = serve(size, hooks)
-    client, close = await open_client(lambda: mcp.Client(_sdk_servers[key], mode=MODERN))
-    await client.list_tools(cache_mode="bypass")
-    return {"client": client, "_close": close}
-
-
-def _connected(size: int, hooks: bool) -> Callable[[], Awaitable[Mapping[str, Any]]]:
-    return lambda: _connect(size, hooks)
-
-
-async def _disconnect(names: Mapping[str, Any]) -> None:
-    await names["_close"]()
-
 
 def pages(size: int) -> int:
     return max(1, -(-size // PAGE))
@@ -323,11 +174,11 @@ def cases(options: RunOptions | None = None) -> list[Case]:
                     LISTING,
                     f"{_label(size, hooks)}: first page",
                     FIRST,
-                    _connected(size, hooks),
+                    connected(functools.partial(serve, size, hooks), MODERN),
                     is_async=True,
                     anchor=size == ANCHOR_SIZE and not hooks,
                     tag=_tag("first", size, hooks),
-                    teardown=_disconnect,
+                    teardown=disconnect,
                 )
             )
         for size in sizes:
@@ -337,12 +188,12 @@ def cases(options: RunOptions | None = None) -> list[Case]:
                         LISTING,
                         f"{_label(size, hooks)}: full listing, per page",
                         WALK,
-                        _connected(size, hooks),
+                        connected(functools.partial(serve, size, hooks), MODERN),
                         is_async=True,
                         tag=_tag("walk", size, hooks),
                         note=f"{pages(size)} pages per listing",
                         per=pages(size),
-                        teardown=_disconnect,
+                        teardown=disconnect,
                     )
                 )
     return found
@@ -492,7 +343,7 @@ SUITE = Suite(
     cases=cases,
     verify=verify,
     targets=targets,
-    packages=("mcp-adapter", "mcp", "pydantic"),
+    packages=("mcp-adapter-di", "mcp", "pydantic"),
     limits={LISTING: FLAT},
     tune=tune,
     measure=measure,
@@ -522,7 +373,7 @@ SUITE = Suite(
 
 
 def main(argv: Sequence[str]) -> int:
-    """``python -m benchmarks.scale_suite CLOCK REPEATS SIZE [SIZE ...]``: compile figures."""
+    """``python -m benchmarks.suites.scale CLOCK REPEATS SIZE [SIZE ...]``: compile figures."""
     clock, *numbers = argv
     repeats, *sizes = (int(value) for value in numbers)
     print(json.dumps([compile_figures(size, repeats, clock) for size in sizes]))

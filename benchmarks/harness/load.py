@@ -1,6 +1,6 @@
 """A closed-loop HTTP/1.1 load generator: N keep-alive connections, one request in flight each.
 
-``python -m benchmarks.http_load --port P [--connections 32] [--warmup 5] [--duration 10]``
+``python -m benchmarks.harness.load --port P [--connections 32] [--warmup 5] [--duration 10]``
 prints one JSON object: requests completed in the measured window, requests per
 second, latency percentiles, errors, and the CPU time this process and the
 server's processes (``--pids``) spent in the window.
@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-HOST = "127.0.0.1"
+from benchmarks.harness.processes import HOST, cpu_seconds
 
 
 def request_bytes(
@@ -147,23 +147,6 @@ def _content_length(head: bytes) -> int | None:
     return int(lowered[start : stop if stop >= 0 else len(lowered)].strip())
 
 
-def _clock_ticks() -> int:
-    return os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pids: Sequence[int]) -> float:
-    """User + system CPU seconds the processes ``pids`` have used (Linux ``/proc``)."""
-    ticks = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        ticks += int(fields[11]) + int(fields[12])  # utime, stime
-    return ticks / _clock_ticks()
-
-
 def machine_ticks() -> tuple[int, int]:
     """(busy, total) jiffies of all CPUs since boot, from ``/proc/stat``."""
     try:
@@ -250,8 +233,29 @@ async def run(
     }
 
 
+def command(
+    port: int,
+    body: bytes,
+    expect: str,
+    headers: Sequence[tuple[str, str]],
+    *,
+    connections: int,
+    warmup: float,
+    duration: float,
+    pids: Sequence[int] = (),
+) -> list[str]:
+    """The command that runs this generator against ``port`` in a process of its own."""
+    argv = [sys.executable, "-m", "benchmarks.harness.load", "--port", str(port)]
+    argv += ["--body", body.decode(), "--expect", expect, "--connections", str(connections)]
+    argv += ["--warmup", str(warmup), "--duration", str(duration)]
+    argv += ["--pids", ",".join(map(str, pids))]
+    for name, value in headers:
+        argv += ["--header", f"{name}: {value}"]
+    return argv
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.http_load")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.harness.load")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--path", default="/mcp")
     parser.add_argument("--body", required=True, help="the JSON body to POST")

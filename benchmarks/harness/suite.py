@@ -1,19 +1,121 @@
-"""Turning measured suites into Markdown and a PNG plot."""
+"""A benchmark suite (cases, a check, targets, notes), and its report: Markdown and a PNG plot."""
 
 from __future__ import annotations
 
 import datetime
 import os
 import platform
-import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-from benchmarks.harness import Row, Settings
-from benchmarks.suite import Column, Measured, Suite, Table, Target
+from benchmarks.harness.timing import Case, Result, Row, Settings
+from benchmarks.harness.venv import commit
+
+Table = Mapping[str, Sequence[Row]]
+"""Rows by scenario, as :func:`benchmarks.harness.timing.with_ratios` returns them."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What the command line decided, for suites that adapt to it."""
+
+    quick: bool
+    settings: Settings
+    """This suite's settings (after its ``tune``)."""
+    venvs: bool | None = None
+    """Contenders in their own virtual environments: True creates or refreshes them,
+    False skips them, None uses them only when they already exist (``--quick``)."""
+    progress: Callable[[str], None] = field(default=lambda _message: None)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """Rows a suite measured outside the harness loop (its own method, another venv)."""
+
+    results: Sequence[Result] = ()
+    notes: Sequence[str] = ()
+    versions: Sequence[str] = ()
+    """Extra ``name version`` strings for the report's versions line."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """A published goal and whether this run met it."""
+
+    goal: str
+    met: bool
+    measured: str
+
+    @property
+    def verdict(self) -> str:
+        return "met" if self.met else "NOT met"
+
+
+@dataclass(frozen=True)
+class Column:
+    """An extra column of a scenario's table, read from each row."""
+
+    title: str
+    value: Callable[[Row], str]
+    right: bool = True
+
+
+@dataclass(frozen=True)
+class Suite:
+    """One group of benchmarks (container, per-call MCP, HTTP, scale, ...).
+
+    ``verify`` runs before any timing and raises when a contender does not
+    build what the scenario says (the same objects, the same sharing), so a
+    fast wrong answer cannot enter a table.
+    """
+
+    name: str
+    title: str
+    scenarios: Mapping[str, str]
+    """Scenario key -> its heading in the report, in report order."""
+    cases: Callable[[RunOptions], Sequence[Case]]
+    verify: Callable[[RunOptions], None]
+    targets: Callable[[Table], Sequence[Target]]
+    packages: Sequence[str] = ()
+    """Distributions whose installed versions the report names."""
+    notes: Sequence[str] = field(default_factory=tuple)
+    limits: Mapping[str, float] = field(default_factory=dict)
+    """Scenario key -> the target ratio drawn on the plot."""
+    tune: Callable[[Settings, bool], Settings] | None = None
+    """This suite's settings from the run's (and whether the run is ``--quick``)."""
+    measure: Callable[[RunOptions], Measured] | None = None
+    """Rows measured outside the harness loop; merged with the cases' rows."""
+    units: Mapping[str, str] = field(default_factory=dict)
+    """Scenario key -> unit of its figures: ``ns`` (default), ``us`` or ``ms``."""
+    ratio_titles: Mapping[str, str] = field(default_factory=dict)
+    """Scenario key -> title of its ratio column (default ``x floor``)."""
+    columns: Mapping[str, Sequence[Column]] = field(default_factory=dict)
+    """Scenario key -> extra columns after the ratio."""
+
+
+CALLS_TIMED = Column(
+    "calls timed", lambda row: f"{row.result.number * len(row.result.samples_ns):,}"
+)
+"""How many operations a row's figure rests on (loop length x rounds)."""
+
+
+def find(table: Table, scenario: str, tag: str) -> Row | None:
+    """The row of ``scenario`` whose case carries ``tag``; ``None`` when not measured."""
+    return next((row for row in table.get(scenario, ()) if row.case.tag == tag), None)
+
+
+def row(table: Table, scenario: str, tag: str) -> Row:
+    """Like :func:`find`, for a row every run has."""
+    found = find(table, scenario, tag)
+    if found is None:
+        raise KeyError(f"no row tagged {tag!r} in scenario {scenario!r}")
+    return found
+
+
+# -- the report ------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -45,36 +147,13 @@ class Machine:
             system=f"{platform.system()} {platform.release()} {platform.machine()}",
             cpu=_cpu_model(),
             cores=os.cpu_count() or 0,
-            code=_code_version(),
+            code=f"commit {commit()}",
             load=_load(),
         )
 
     def line(self) -> str:
         load = f", load average {self.load}" if self.load else ""
         return f"{self.date}; {self.python}; {self.system}; {self.cpu}, {self.cores} cores{load}"
-
-
-def _code_version() -> str:
-    """The commit measured, and whether ``src/`` had uncommitted changes."""
-    root = Path(__file__).resolve().parent.parent
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "src"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown commit"
-    return f"commit {commit}" + (" + uncommitted changes in src/" if dirty else "")
 
 
 def _load() -> str:
@@ -102,10 +181,6 @@ def versions(packages: Sequence[str]) -> str:
         except metadata.PackageNotFoundError:
             found.append(f"{name} (not installed)")
     return ", ".join(found)
-
-
-def _ns(value: float) -> str:
-    return f"{value:,.0f}"
 
 
 _SCALE = {"ns": 1.0, "us": 1e3, "ms": 1e6}
@@ -247,16 +322,8 @@ def plot(runs: Sequence[SuiteRun], machine: Machine, path: Path) -> bool:
         rows = list(run.table[key])
         labels = [r.case.name for r in rows]
         ratios = [r.ratio for r in rows]
-        colors = [
-            "#1f77b4"
-            if r.case.tag.startswith("ours")
-            else "#7f7f7f"
-            if r.case.anchor
-            else "#c7c7c7"
-            for r in rows
-        ]
         positions = range(len(rows))
-        ax.barh(positions, ratios, color=colors)
+        ax.barh(positions, ratios, color=[_color(r) for r in rows])
         ax.set_yticks(list(positions), labels, fontsize=8)
         ax.invert_yaxis()
         ax.axvline(1.0, color="black", linewidth=0.8)
@@ -289,3 +356,12 @@ def plot(runs: Sequence[SuiteRun], machine: Machine, path: Path) -> bool:
 def command_line() -> str:
     args = " ".join(sys.argv[1:])
     return f"python -m benchmarks {args}".strip()
+
+
+def progress(name: str) -> Callable[[str], None]:
+    """A function that says ``[name] message`` on standard error."""
+
+    def say(message: str) -> None:
+        print(f"[{name}] {message}", file=sys.stderr, flush=True)
+
+    return say

@@ -1,14 +1,15 @@
 """The container benchmark: a scoped 5-node graph and a bare transient, side by side.
 
 The workload (the graph, the transient, the hand-written floors and this
-container's rows) is :mod:`benchmarks.container_workload`; this module adds the
+container's rows) is :mod:`benchmarks.workloads.container`; this module adds the
 other containers and the targets.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import dishka
@@ -16,7 +17,9 @@ import diwire
 import wireup
 from dependency_injector import containers, providers
 
-from benchmarks.container_workload import (
+from benchmarks.harness.suite import RunOptions, Suite, Table, Target, row
+from benchmarks.harness.timing import Case, ratio
+from benchmarks.workloads.container import (
     OURS,
     SCOPED,
     TRANSIENT,
@@ -34,9 +37,6 @@ from benchmarks.container_workload import (
     scoped_floors,
     transient_floors,
 )
-from benchmarks.harness import Case, ratio
-from benchmarks.suite import RunOptions, Suite, Table, Target, row
-from container import Container
 
 # -- the contenders, each wired the way its documentation shows ------------------------
 
@@ -214,107 +214,69 @@ def _check_graph(first: Any, again: Any, other_scope: Any, *, scoped: bool, who:
         raise AssertionError(f"{who}: {'; '.join(problems)}")
 
 
-def _verify_sync(
-    who: str, scope: Callable[[], Any], get: Callable[[Any, Any], Any], *, scoped: bool = True
-) -> None:
-    with scope() as first_scope:
-        first, again = get(first_scope, A), get(first_scope, A)
-        t1, t2 = get(first_scope, Token), get(first_scope, Token)
-    with scope() as second_scope:
-        other = get(second_scope, A)
-        # a scope opened while another is open (a second request in flight)
-        with scope() as inner_scope:
-            inner = get(inner_scope, A)
-        after = get(second_scope, A)
-    _check_graph(first, again, other, scoped=scoped, who=who)
-    _check_overlap(other, inner, after, scoped=scoped, who=who)
-    if not isinstance(t1, Token) or t1 is t2:
-        raise AssertionError(f"{who}: Token is not transient")
-
-
-def _check_overlap(outer: Any, inner: Any, after: Any, *, scoped: bool, who: str) -> None:
+def _check_overlap(outer: Any, inner: Any, after: Any, *, who: str) -> None:
     """Two scopes open at once share the singleton and nothing else."""
     problems: list[str] = []
     if inner is outer or inner.c.e is outer.c.e:
         problems.append("overlapping scopes share scoped objects")
     if inner.b.d is not outer.b.d:
         problems.append("D is not a singleton across overlapping scopes")
-    if scoped and after is not outer:
+    if after is not outer:
         problems.append("a scope lost its objects when another one closed")
     if problems:
         raise AssertionError(f"{who}: {'; '.join(problems)}")
 
 
-async def _verify_async(who: str, scope: Callable[[], Any], aget: str = "get") -> None:
-    async with scope() as first_scope:
-        get = getattr(first_scope, aget)
-        first, again = await get(A), await get(A)
-        t1, t2 = await get(Token), await get(Token)
-    async with scope() as second_scope:
-        other = await getattr(second_scope, aget)(A)
-        async with scope() as inner_scope:
-            inner = await getattr(inner_scope, aget)(A)
-        after = await getattr(second_scope, aget)(A)
+async def _verify(contender: Contender, is_async: bool) -> None:
+    """Scopes opened as the timed statement opens them: the graph, a second scope, one
+    opened while another is open, and the transient."""
+    who = contender.row(is_async)[0]
+    container = contender.make(is_async)()
+    enter = container if contender.enter == "__call__" else getattr(container, contender.enter)
+    method = contender.aget if is_async else contender.sget
+
+    @contextlib.asynccontextmanager
+    async def scope() -> AsyncIterator[Callable[[Any], Awaitable[Any]]]:
+        async def get(key: Any) -> Any:
+            found = getattr(opened, method)(key)
+            return await found if is_async else found
+
+        if is_async:
+            async with enter(*contender.enter_with.values()) as opened:
+                yield get
+        else:
+            with enter(*contender.enter_with.values()) as opened:
+                yield get
+
+    async with scope() as get:
+        first, again, t1, t2 = [await get(key) for key in (A, A, Token, Token)]
+    async with scope() as get:
+        other = await get(A)
+        async with scope() as inner_get:
+            inner = await inner_get(A)
+        after = await get(A)
     _check_graph(first, again, other, scoped=True, who=who)
-    _check_overlap(other, inner, after, scoped=True, who=who)
+    _check_overlap(other, inner, after, who=who)
     if not isinstance(t1, Token) or t1 is t2:
         raise AssertionError(f"{who}: Token is not transient")
-
-
-class _AgetAsGet:
-    """Lets this container's async scope go through the same check as the others."""
-
-    def __init__(self, container: Container) -> None:
-        self._container = container
-        self._scope: Any = None
-
-    def __call__(self) -> _AgetAsGet:
-        return _AgetAsGet(self._container)
-
-    async def __aenter__(self) -> _AgetAsGet:
-        self._scope = await self._container.scope().__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self._scope.__aexit__(None, None, None)
-
-    async def get(self, key: Any) -> Any:
-        return await self._scope.aget(key)
-
-
-def _diwire_scope(container: diwire.Container) -> Callable[[], Any]:
-    """The scope the timed statement opens: ``enter_scope`` with ``DIWIRE.enter_with``."""
-    return lambda: getattr(container, DIWIRE.enter)(*DIWIRE.enter_with.values())
 
 
 def verify(options: RunOptions | None = None) -> None:
     floor_a, floor_b = hand_written(), hand_written()
     _check_graph(floor_a, floor_a, floor_b, scoped=True, who="hand-written")
-
-    container = ours()
-    _verify_sync("this container", container.scope, lambda s, k: s.get(k))
-    if container.get(Token) is container.get(Token):
-        raise AssertionError("this container: Token is not transient at the root")
-    dsync = dishka_sync()
-    _verify_sync("dishka", dsync, lambda s, k: s.get(k))
-    wsync = wireup_sync()
-    _verify_sync("wireup", wsync.enter_scope, lambda s, k: s.get(k))
-    dw = diwire_container()
-    _verify_sync("diwire", _diwire_scope(dw), lambda s, k: s.resolve(k))
-    if dw.resolve(Token) is dw.resolve(Token):
-        raise AssertionError("diwire: Token is not transient at the root")
-
     di = DIContainer()
     first, other = di.a(), di.a()
     _check_graph(first, first, other, scoped=False, who="dependency-injector")
+    for name, get in (("this container", ours().get), ("diwire", diwire_container().resolve)):
+        if get(Token) is get(Token):
+            raise AssertionError(f"{name}: Token is not transient at the root")
 
-    async def check_async() -> None:
-        await _verify_async("this container (async)", _AgetAsGet(ours()))
-        await _verify_async("dishka (async)", dishka_async())
-        await _verify_async("wireup (async)", wireup_async().enter_scope)
-        await _verify_async("diwire (async)", _diwire_scope(diwire_container()), "aresolve")
+    async def check() -> None:
+        for contender in CONTENDERS:
+            for is_async in (False, True):
+                await _verify(contender, is_async)
 
-    asyncio.run(check_async())
+    asyncio.run(check())
 
 
 # -- targets (issue 2 and issue 8) --------------------------------------------------
@@ -384,7 +346,7 @@ SUITE = Suite(
     cases=cases,
     verify=verify,
     targets=targets,
-    packages=("mcp-adapter", "dishka", "wireup", "diwire", "dependency-injector"),
+    packages=("mcp-adapter-di", "dishka", "wireup", "diwire", "dependency-injector"),
     limits={SCOPED: 2.5, TRANSIENT: 2.0},
     notes=(
         "Graph: A(B, C), B(D), C(D, E); D singleton, A/B/C/E scoped. Every contender "

@@ -20,16 +20,19 @@ tools); the collector stays off inside a sample either way.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import inspect
 import random
 import statistics
 import textwrap
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+T = TypeVar("T")
 Timer = Callable[[int], float]
 
 
@@ -122,82 +125,124 @@ class Row:
         return self.result.case
 
 
-_SYNC_TEMPLATE = """\
-def _bench(_n, _ns, _clock):
+_TEMPLATE = """\
+{kind}def _bench(_n, _ns, _start, _stop):
 {bind}
-    _t0 = _clock()
+    _t0 = _start()
     for _ in range(_n):
 {stmt}
-    return _clock() - _t0
+    return _stop(_t0)
 """
 
-_ASYNC_TEMPLATE = """\
-async def _bench(_n, _ns, _clock):
-{bind}
-    _t0 = _clock()
-    for _ in range(_n):
-{stmt}
-    return _clock() - _t0
-"""
+Loop = Callable[[int, Callable[[], Any], Callable[[Any], Any]], Any]
+"""``loop(n, start, stop)``: ``stop(start())`` around ``n`` runs of a case's statement."""
 
 
-async def _awaited(value: Awaitable[Mapping[str, Any]]) -> Mapping[str, Any]:
-    return await value
+def compile_loop(
+    case: Case, names: Mapping[str, Any], loop: asyncio.AbstractEventLoop, kind: str = "bench"
+) -> Loop:
+    """``case``'s statement in a generated ``for _ in range(n)`` with every name bound as a
+    local, between ``start()`` and ``stop(<what start returned>)``; run in ``loop`` when
+    the case is async. The timed loops and the instruction counts run this same loop."""
+    bind = "\n".join(f"    {name} = _ns[{name!r}]" for name in names if name.isidentifier())
+    body = textwrap.indent(textwrap.dedent(case.stmt).strip(), " " * 8)
+    source = _TEMPLATE.format(
+        kind="async " if case.is_async else "", bind=bind or "    pass", stmt=body
+    )
+    module: dict[str, Any] = {}
+    exec(compile(source, f"<{kind} {case.scenario}: {case.name}>", "exec"), module)
+    bench = module["_bench"]
+
+    def run(n: int, start: Callable[[], Any], stop: Callable[[Any], Any]) -> Any:
+        done = bench(n, names, start, stop)
+        return loop.run_until_complete(done) if case.is_async else done
+
+    return run
 
 
-def _setup(case: Case, loop: asyncio.AbstractEventLoop) -> dict[str, Any]:
+def prepare(case: Case, loop: asyncio.AbstractEventLoop) -> dict[str, Any]:
+    """The names ``case.setup()`` returns, awaited in ``loop`` when awaitable."""
     made = case.setup()
     if inspect.isawaitable(made):
         made = loop.run_until_complete(_awaited(made))
     return dict(made)
 
 
+def finish(
+    cases: Sequence[Case], names: Sequence[Mapping[str, Any]], loop: asyncio.AbstractEventLoop
+) -> None:
+    """Each case's teardown with its names (awaited when awaitable)."""
+    for case, made in zip(cases, names, strict=False):
+        if case.teardown is not None:
+            done = case.teardown(made)
+            if inspect.isawaitable(done):
+                loop.run_until_complete(_awaited(done))
+
+
+async def _awaited(value: Awaitable[T]) -> T:
+    return await value
+
+
+async def held(
+    context: AbstractAsyncContextManager[T],
+) -> tuple[T, Callable[[], Awaitable[None]]]:
+    """Enter ``context`` in a task of its own and leave it open; its value and its closer.
+
+    anyio's cancel scopes (a client's task group, an app's lifespan) must be left in the
+    task that entered them, and the harness runs setup, every timed loop and teardown as
+    separate tasks; so one owner task enters the context and waits to be told to leave.
+    """
+    ready, leave = asyncio.Event(), asyncio.Event()
+    box: list[T] = []
+
+    async def owner() -> None:
+        async with context as value:
+            box.append(value)
+            ready.set()
+            await leave.wait()
+
+    task = asyncio.create_task(owner())
+    waiter = asyncio.create_task(ready.wait())
+    await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    if not ready.is_set():
+        waiter.cancel()
+        task.result()  # raises what went wrong
+        raise RuntimeError("the context's owner task ended before it was entered")
+
+    async def close() -> None:
+        leave.set()
+        await task
+
+    return box[0], close
+
+
 CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
 
 
-def _compile(
-    case: Case,
-    namespace: Mapping[str, Any],
-    loop: asyncio.AbstractEventLoop,
-    clock: Callable[[], float] = time.process_time,
+def timer(
+    case: Case, names: Mapping[str, Any], loop: asyncio.AbstractEventLoop, clock: str
 ) -> Timer:
-    bind = (
-        "\n".join(f"    {name} = _ns[{name!r}]" for name in namespace if name.isidentifier())
-        or "    pass"
-    )
-    body = textwrap.indent(textwrap.dedent(case.stmt).strip(), " " * 8)
-    template = _ASYNC_TEMPLATE if case.is_async else _SYNC_TEMPLATE
-    source = template.format(bind=bind, stmt=body)
-    code = compile(source, f"<bench {case.scenario}: {case.name}>", "exec")
-    module: dict[str, Any] = {}
-    exec(code, module)
-    bench = module["_bench"]
+    """Seconds of ``clock`` that ``n`` runs of ``case`` take."""
+    run, read = compile_loop(case, names, loop), CLOCKS[clock]
+    return lambda n: float(run(n, read, lambda started: read() - started))
 
-    if case.is_async:
 
-        def run_async(n: int) -> float:
-            coroutine: Coroutine[Any, Any, float] = bench(n, namespace, clock)
-            return loop.run_until_complete(coroutine)
-
-        return run_async
-
-    def run_sync(n: int) -> float:
-        seconds: float = bench(n, namespace, clock)
-        return seconds
-
-    return run_sync
+@contextlib.contextmanager
+def collector(on: bool) -> Iterator[None]:
+    """The garbage collector on or off for the ``with`` body, as it was after."""
+    enabled = gc.isenabled()
+    (gc.enable if on else gc.disable)()
+    try:
+        yield
+    finally:
+        (gc.enable if enabled else gc.disable)()
 
 
 def _timed(timer: Timer, n: int) -> float:
     """One sample, garbage collector off (as ``timeit`` does)."""
     gc.collect()
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector(False):
         return timer(n)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _next_count(n: int) -> int:
@@ -221,20 +266,6 @@ def _calibrate(timer: Timer, target: float, least: int = 1) -> int:
     return n
 
 
-def _finish(
-    cases: Sequence[Case], namespaces: Sequence[Mapping[str, Any]], loop: asyncio.AbstractEventLoop
-) -> None:
-    for case, namespace in zip(cases, namespaces, strict=False):
-        if case.teardown is not None:
-            done = case.teardown(namespace)
-            if inspect.isawaitable(done):
-                loop.run_until_complete(_awaited_none(done))
-
-
-async def _awaited_none(value: Awaitable[object]) -> None:
-    await value
-
-
 def run(
     cases: Sequence[Case],
     settings: Settings,
@@ -246,20 +277,19 @@ def run(
     namespaces: list[dict[str, Any]] = []
     try:
         for case in cases:
-            namespaces.append(_setup(case, loop))
-        clock = CLOCKS[settings.clock]
+            namespaces.append(prepare(case, loop))
         timers = [
-            _compile(case, namespace, loop, clock)
-            for case, namespace in zip(cases, namespaces, strict=True)
+            timer(case, names, loop, settings.clock)
+            for case, names in zip(cases, namespaces, strict=True)
         ]
         # Everything set up so far lives until the end: move it out of the collector's
         # sight, so the gc.collect() before each sample only scans what samples made.
         gc.collect()
         gc.freeze()
         results = []
-        for case, timer in zip(cases, timers, strict=True):
-            timer(1)  # first use: compile plans, create singletons
-            number = _calibrate(timer, settings.target_seconds, settings.min_number)
+        for case, timed in zip(cases, timers, strict=True):
+            timed(1)  # first use: compile plans, create singletons
+            number = _calibrate(timed, settings.target_seconds, settings.min_number)
             results.append(Result(case, number, rounds=True))
         if progress:
             progress(f"calibrated {len(cases)} cases; timing {settings.repeats} rounds")
@@ -275,7 +305,7 @@ def run(
     finally:
         gc.unfreeze()
         try:
-            _finish(cases, namespaces, loop)
+            finish(cases, namespaces, loop)
         finally:
             loop.close()
 

@@ -1,6 +1,6 @@
 """The container workload: a scoped 5-node graph, a transient, and the hand-written floors.
 
-Shared by the timed suite (:mod:`benchmarks.container_suite`) and the
+Shared by the timed suite (:mod:`benchmarks.suites.container`) and the
 instruction counts (:mod:`benchmarks.counts`). It imports only the standard
 library and this project's ``container``, so counting does not import the
 other containers the timed suite sets side by side.
@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmarks.harness import Case
+from benchmarks.harness.timing import Case
 from container import Container
 
 SCOPED = "scoped"

@@ -1,8 +1,8 @@
 """The per-call MCP workload, shared by this environment and the contenders' own venvs.
 
-It imports only the standard library, ``pydantic`` and ``mcp`` (never this
-project's packages), so ``benchmarks/field_bench.py`` can import it inside
-another virtual environment.
+It imports only the standard library, ``pydantic``, ``mcp`` and the harness (never
+this project's packages), so the field suite (:mod:`benchmarks.suites.field`) can
+import it inside another virtual environment.
 
 The workload: a tool ``add(a: int, b: int)`` returning ``{"sum": a + b}`` as
 structured content (and its JSON text), with two services injected into the
@@ -13,11 +13,9 @@ process, in either protocol era, with the same arguments.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from contextlib import AbstractAsyncContextManager
 from typing import Annotated, Any
 
 import mcp
@@ -28,6 +26,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.resolve import Elicit, Resolve
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
+from benchmarks.harness.timing import held
+
 MODERN = "2026-07-28"
 LEGACY = "legacy"
 """``mcp.Client`` modes: direct dispatch at 2026-07-28, and JSON-RPC over memory
@@ -36,7 +36,6 @@ MODES = (MODERN, LEGACY)
 
 TOOL = "add"
 ARGUMENTS: dict[str, Any] = {"a": 1, "b": 2}
-EXPECTED = {"sum": 3}
 
 
 class Clock:
@@ -166,45 +165,10 @@ def mcpserver_resolve() -> MCPServer:
 # -- driving a server through mcp.Client ---------------------------------------------
 
 
-async def open_client(
-    make: Callable[[], AbstractAsyncContextManager[mcp.Client]],
-) -> tuple[mcp.Client, Callable[[], Awaitable[None]]]:
-    """Enter a client in a task of its own and leave it open; returns it and its closer.
-
-    anyio's cancel scopes (the client's task group) must be left in the task that
-    entered them, and the harness runs setup, every timed loop and teardown as
-    separate tasks; so one owner task enters the client and waits to be told to
-    leave.
-    """
-    ready = asyncio.Event()
-    leave = asyncio.Event()
-    box: dict[str, mcp.Client] = {}
-
-    async def owner() -> None:
-        async with make() as client:
-            box["client"] = client
-            ready.set()
-            await leave.wait()
-
-    task = asyncio.create_task(owner())
-    waiter = asyncio.create_task(ready.wait())
-    await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-    if not ready.is_set():
-        waiter.cancel()
-        task.result()  # raises what went wrong
-        raise RuntimeError("the client task ended before it was ready")
-
-    async def close() -> None:
-        leave.set()
-        await task
-
-    return box["client"], close
-
-
 async def connect(server: Any, mode: str, **options: Any) -> Mapping[str, Any]:
     """Harness setup: an open client (tools already listed) as ``client``, plus ``args``;
     ``options`` go to ``mcp.Client`` (an ``elicitation_callback``, ...)."""
-    client, close = await open_client(lambda: mcp.Client(server, mode=mode, **options))
+    client, close = await held(mcp.Client(server, mode=mode, **options))
     await client.list_tools()
     return {"client": client, "args": ARGUMENTS, "_close": close}
 
@@ -314,39 +278,43 @@ async def check_handler(server: Any, who: str) -> None:
 # -- checking that a contender does the work ----------------------------------------
 
 
-def check_result(result: types.CallToolResult, who: str) -> None:
-    """The same answer from everyone: structured ``{"sum": 3}`` and its JSON text."""
+def check_result(result: Any, who: str, total: int = 3) -> None:
+    """The same answer from everyone: structured ``{"sum": total}`` and its JSON text, in a
+    ``CallToolResult`` or as it is on the wire."""
+    if isinstance(result, types.CallToolResult):
+        result = result.model_dump(mode="json", by_alias=True)
     problems = []
-    if result.is_error:
-        problems.append(f"isError: {result.content}")
-    if result.structured_content != EXPECTED:
-        problems.append(f"structuredContent {result.structured_content!r}")
-    texts = [block.text for block in result.content if isinstance(block, types.TextContent)]
-    if len(texts) != 1 or json.loads(texts[0]) != EXPECTED:
+    if result.get("isError"):
+        problems.append(f"isError: {result.get('content')}")
+    if result.get("structuredContent") != {"sum": total}:
+        problems.append(f"structuredContent {result.get('structuredContent')!r}")
+    texts = [b.get("text") for b in result.get("content", ()) if b.get("type") == "text"]
+    if len(texts) != 1 or json.loads(texts[0]) != {"sum": total}:
         problems.append(f"text content {texts!r}")
     if problems:
         raise AssertionError(f"{who}: {'; '.join(problems)}")
 
 
-async def check_server(server: Any, who: str, *, calls: int = 3) -> None:
-    """Call the tool in both eras; every call builds one Ledger and shares one Clock.
+async def check_calls(call: Callable[[], Awaitable[Any]], who: str, calls: int = 3) -> None:
+    """``call()`` answers right every time, with one new ``Ledger`` per call and the
+    singleton ``Clock`` never built again."""
+    check_result(await call(), who)
+    ledgers, clocks = Ledger.created, Clock.created
+    for _ in range(calls):
+        check_result(await call(), who)
+    if Ledger.created - ledgers != calls:
+        raise AssertionError(f"{who}: {Ledger.created - ledgers} Ledgers for {calls} calls")
+    if Clock.created != clocks:
+        raise AssertionError(f"{who}: the singleton Clock was built again")
 
-    Also checks that an argument outside the schema is refused, so no contender
-    skips validation.
-    """
+
+async def check_server(server: Any, who: str) -> None:
+    """:func:`check_calls` through a client in both eras, and an argument outside the schema
+    refused, so no contender skips validation."""
     for mode in MODES:
         async with mcp.Client(server, mode=mode) as client:
             await client.list_tools()
-            check_result(await client.call_tool(TOOL, ARGUMENTS), f"{who} ({mode})")
-            ledgers, clocks = Ledger.created, Clock.created
-            for _ in range(calls):
-                check_result(await client.call_tool(TOOL, ARGUMENTS), f"{who} ({mode})")
-            if Ledger.created - ledgers != calls:
-                raise AssertionError(
-                    f"{who} ({mode}): {Ledger.created - ledgers} Ledgers for {calls} calls"
-                )
-            if Clock.created != clocks:
-                raise AssertionError(f"{who} ({mode}): the singleton Clock was built again")
+            await check_calls(lambda: client.call_tool(TOOL, ARGUMENTS), f"{who} ({mode})")
             logging.disable(logging.WARNING)  # contenders may log the refusal
             try:
                 refused = await client.call_tool(TOOL, {"a": "one", "b": 2})
