@@ -79,8 +79,13 @@ ToolAnswer = types.CallToolResult | types.InputRequiredResult | CreateTaskResult
 handle of the task it started (the tasks extension)."""
 
 TOOL: Final = Answers("tool", "Tool execution failed", get_args(ToolAnswer))
-RESOURCE: Final = Answers("resource", "Resource read failed", (types.ReadResourceResult,))
-PROMPT: Final = Answers("prompt", "Prompt failed", (types.GetPromptResult,))
+ResourceAnswer = types.ReadResourceResult | types.InputRequiredResult
+"""Every answer of ``resources/read``: its contents, or the questions of a round."""
+PromptAnswer = types.GetPromptResult | types.InputRequiredResult
+"""Every answer of ``prompts/get``: its messages, or the questions of a round."""
+
+RESOURCE: Final = Answers("resource", "Resource read failed", get_args(ResourceAnswer))
+PROMPT: Final = Answers("prompt", "Prompt failed", get_args(PromptAnswer))
 COMPLETION: Final = Answers("completion", "Completion failed", (types.CompleteResult,))
 LISTINGS: Final = {
     "tools/list": Answers("listing", "Listing failed", (types.ListToolsResult,)),
