@@ -57,7 +57,7 @@ class PromptCalls(DispatchCore):
         tracing: Tracing | None = None,
         observed: bool = False,
         provided: Given | None = None,
-    ) -> types.GetPromptResult | types.InputRequiredResult:
+    ) -> stage.PromptAnswer:
         otel = self._otel
         if otel is not None and not observed and (otel.on or (next(otel.due) and otel.refresh())):
             known = params.name in self.catalog.prompts

@@ -124,7 +124,7 @@ class ResourceReads(DispatchCore):
         tracing: Tracing | None = None,
         observed: bool = False,
         given: Given | None = None,
-    ) -> types.ReadResourceResult | types.InputRequiredResult:
+    ) -> stage.ResourceAnswer:
         uri = str(params.uri)
         otel = self._otel
         if otel is not None and not observed and (otel.on or (next(otel.due) and otel.refresh())):
