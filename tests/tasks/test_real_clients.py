@@ -9,7 +9,6 @@ import json
 import os
 import re
 import shlex
-import subprocess
 import sys
 import types
 from collections.abc import Iterator
@@ -22,7 +21,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.serving.harness import CLI, REPO, START_TIMEOUT, Served, cli_env, serve_process
+from tests.serving.harness import CLI, REPO, START_TIMEOUT, Served, run_command, serve_process
 from tests.test_docs import DOCS, python_blocks
 
 PAGE = DOCS / "tasks.md"
@@ -84,16 +83,8 @@ def run_script(tmp_path: Path, heading: str, name: str, args: list[str]) -> list
     # the page's `mcp-adapter` is this environment's, found on PATH (the SDK's stdio client
     # passes PATH on to the server it starts)
     path_variable = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])
-    done = subprocess.run(
-        [sys.executable, str(path), *args],
-        cwd=REPO,
-        env=cli_env({"PATH": path_variable}),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-        check=False,
-    )
+    command = [sys.executable, str(path), *args]
+    done = run_command(command, {"PATH": path_variable}, REPO, RUN_TIMEOUT)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout.splitlines()
 
