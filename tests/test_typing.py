@@ -25,6 +25,7 @@ EXAMPLES = [
     "examples/conformance",
     "examples/helpdesk",
     "examples/apps",
+    "examples/tasks",
     "examples/container_demo.py",
 ]
 SCRIPTS = ["examples/extensions/sandboxes.py", "examples/extensions/sandbox_audit.py"]

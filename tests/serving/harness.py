@@ -123,14 +123,25 @@ def run_cli(
     args: Sequence[str], env: Mapping[str, str] | None = None, cwd: Path = REPO
 ) -> subprocess.CompletedProcess[str]:
     """Run ``mcp-adapter ARGS`` to completion (bounded)."""
+    return run_command([*CLI, *args], env, cwd)
+
+
+def run_command(
+    command: Sequence[str],
+    env: Mapping[str, str] | None = None,
+    cwd: Path = REPO,
+    timeout: float = START_TIMEOUT,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``command`` from ``cwd`` to completion, for ``timeout`` seconds at most, with
+    ``cli_env(env)``; its output captured as text."""
     return subprocess.run(
-        [*CLI, *args],
+        list(command),
         cwd=cwd,
         env=cli_env(env),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=START_TIMEOUT,
+        timeout=timeout,
         check=False,
     )
 

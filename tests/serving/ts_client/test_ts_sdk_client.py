@@ -8,13 +8,12 @@ the client declares, and a ``Notifier`` announcement reaches the client's
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 from examples.conformance.suite import NPM_MISSING
 
-from tests.serving.harness import CLI, REPO, cli_env
+from tests.serving.harness import CLI, run_command
 from tests.serving.ts_client.install import ts_client
 
 ERAS = ("2025-11-25", "2026-07-28")
@@ -25,16 +24,8 @@ SERVER = "tests.serving.ts_client.app:TsClientServer"
 @pytest.mark.parametrize("era", ERAS)
 def test_the_typescript_client_samples_lists_roots_and_hears_a_change(era: str) -> None:
     client = ts_client()
-    done = subprocess.run(
-        [str(client.node), str(client.script), era, *CLI, "serve", SERVER],
-        cwd=REPO,
-        env=cli_env(),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-        check=False,
-    )
+    command = [str(client.node), str(client.script), era, *CLI, "serve", SERVER]
+    done = run_command(command, timeout=RUN_TIMEOUT)
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["protocolVersion"] == era
