@@ -47,14 +47,19 @@ async def connected(
 
 @asynccontextmanager
 async def over_http(
-    url: str, token: str | None = None, *, negotiated: bool = True, **options: Any
+    url: str,
+    token: str | None = None,
+    *,
+    negotiated: bool = True,
+    event_hooks: dict[str, list[Any]] | None = None,
+    **options: Any,
 ) -> AsyncIterator[TaskClient]:
-    """A 2026-07-28 connection over HTTP, signed in with ``token`` if given; ``options``:
-    more settings of the SDK ``Client`` (its callbacks)."""
+    """A 2026-07-28 connection over HTTP, signed in with ``token`` if given; ``event_hooks``:
+    the HTTP client's; ``options``: more settings of the SDK ``Client`` (its callbacks)."""
     extensions = [advertise(EXTENSION)] if negotiated else []
     headers = {} if token is None else {"Authorization": f"Bearer {token}"}
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=20) as http,
+        httpx2.AsyncClient(headers=headers, timeout=20, event_hooks=event_hooks) as http,
         Client(
             streamable_http_client(url, http_client=http),  # type: ignore[arg-type]
             extensions=extensions,

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import anyio
+import httpx2
 import pytest
 from mcp import MCPError
 
@@ -96,3 +97,21 @@ async def test_a_task_is_readable_until_its_ttl_and_absent_after() -> None:
         with pytest.raises(MCPError) as gone:
             await tasks.get(created["taskId"])
         assert gone.value.code == -32602
+
+
+async def test_the_test_client_names_the_task_in_mcp_name_over_http() -> None:
+    """``TaskClient`` sends what a real client must: ``tasks/*`` carry ``Mcp-Name``."""
+    sent: list[tuple[str | None, str | None]] = []
+
+    async def record(request: httpx2.Request) -> None:
+        sent.append((request.headers.get("Mcp-Method"), request.headers.get("Mcp-Name")))
+
+    app = http_app(TaskServer, container_with(Ledger()))
+    with serve_app(app) as url:
+        async with over_http(f"{url}/mcp", event_hooks={"request": [record]}) as tasks:
+            started = await tasks.call("echo")
+            task_id = started["taskId"]
+            await tasks.get(task_id)
+            await tasks.cancel(task_id)
+    assert ("tasks/get", task_id) in sent
+    assert ("tasks/cancel", task_id) in sent

@@ -34,6 +34,13 @@ class _Request(types.Request[_Params, str]):
     params: _Params
 
 
+class _TaskRequest(_Request):
+    """``tasks/get``, ``tasks/update``, ``tasks/cancel``: the task's id goes in the
+    ``Mcp-Name`` header too, as the extension requires over HTTP."""
+
+    name_param = "taskId"
+
+
 class TaskClient:
     """Requests as sent and answers as received (JSON), over one connection that
     stays open while the ``async with`` lasts (the tasks live as long as it does).
@@ -70,8 +77,9 @@ class TaskClient:
 
     async def request(self, method: str, **params: Any) -> dict[str, Any]:
         """Any request; its result as JSON (an error raises the SDK's ``MCPError``)."""
+        kind = _TaskRequest if "taskId" in params else _Request
         result = await self.client.session.send_request(
-            _Request(method=method, params=_Params(**params)), _Any
+            kind(method=method, params=_Params(**params)), _Any
         )
         return result.model_dump(by_alias=True, mode="json", exclude_none=True)
 
