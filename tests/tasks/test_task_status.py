@@ -62,6 +62,18 @@ class Logs(Tool):
         return McpResponse.text("logged")
 
 
+class SyncSteps(Tool):
+    """A sync handler: reports from its worker thread, plainly."""
+
+    name = "sync_steps"
+    task_support = "required"
+
+    def handle(self, progress: Progress) -> McpResponse:
+        progress.report(1, 2, "from the worker thread")
+        progress.report(2, 2)
+        return McpResponse.text("synced")
+
+
 class Floods(Tool):
     """Reports ``FLOOD`` times as fast as it can, then waits for the gate."""
 
@@ -85,7 +97,7 @@ def container_with(board: Board) -> Container:
 
 def server_on(url: str) -> type[Server]:
     class Reporting(Server):
-        tools = (Steps, Logs, Floods)
+        tools = (Steps, Logs, SyncSteps, Floods)
         tasks = Tasks(url=url)
 
     return Reporting
@@ -119,6 +131,13 @@ async def test_tasks_get_shows_the_latest_progress_message(redis_or_memory: str)
         done = await tasks.until(task_id)
         assert done["status"] == "completed"
         assert done["statusMessage"] == "3/3"  # kept with the outcome
+
+
+async def test_a_sync_handler_reports_from_its_worker_thread() -> None:
+    async with TaskClient.connect(container_with(Board()), server_on("memory://")) as tasks:
+        done = await tasks.until((await tasks.call("sync_steps"))["taskId"])
+    assert done["result"]["content"] == [{"type": "text", "text": "synced"}]
+    assert done["statusMessage"] == "2/2"
 
 
 @pytest.mark.parametrize("level", ["info", None])
