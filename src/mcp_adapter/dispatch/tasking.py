@@ -31,6 +31,7 @@ from mcp_adapter.input.resolution import FIRST, Resolution, Retry
 from mcp_adapter.input.state import envelope, retried_answers, retried_progress
 from mcp_adapter.tasks.engine import TaskEngine
 from mcp_adapter.tasks.frozen import owner_of, plain, request_of, token_of
+from mcp_adapter.tasks.status import StatusSession
 from mcp_adapter.tasks.waiting import INPUT
 from mcp_adapter.tasks.wire import CreateTaskResult, missing_extension, negotiated
 
@@ -48,15 +49,16 @@ class _Principal:
 
 class TaskContext:
     """Stands for the SDK's request context in a task body: the protocol version of the
-    request that started it and its caller; no session (no progress, no log messages,
-    no question to the client) and no HTTP request."""
+    request that started it and its caller; for a session, the task's status (progress
+    and log messages become its ``statusMessage``; no question to the client) and no
+    HTTP request."""
 
     __slots__ = ("meta", "method", "params", "protocol_version", "request", "request_id", "session")
 
-    def __init__(self, protocol_version: str, token: AccessToken | None) -> None:
+    def __init__(self, protocol_version: str, token: AccessToken | None, session: Any) -> None:
         self.protocol_version = protocol_version
         self.request = None if token is None else _Principal(token)
-        self.session = None
+        self.session = session
         self.meta = None
         self.params = None
         self.method = "tools/call"
@@ -179,14 +181,16 @@ class TaskCalls(DispatchCore):
         inputs: Resolution = found[0]
         return envelope(None, inputs.asker.progress())
 
-    async def run_task(self, name: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    async def run_task(
+        self, name: str, data: Mapping[str, Any], status: StatusSession
+    ) -> dict[str, Any]:
         """A task's body: the tool called as inline, in a scope of its own; its outcome as
         ``{"result": ...}`` (a tool error included) or ``{"error": ...}`` (a protocol
         error). Cancellation passes through, after the scope has closed."""
         tool = self.catalog.tools.get(name)
         if tool is None:
             return {"error": {"code": types.INVALID_PARAMS, "message": f"Unknown tool: {name}"}}
-        ctx = TaskContext(str(data["protocol_version"]), token_of(data))
+        ctx = TaskContext(str(data["protocol_version"]), token_of(data), status)
         request = request_of(data, ctx)
         try:
             request, retry = resumed(request, data.get(INPUT))

@@ -23,6 +23,7 @@ from mcp_adapter.declare.tasks import Tasks
 from mcp_adapter.distribution import needs_extra
 from mcp_adapter.errors import logger
 from mcp_adapter.tasks.places import Places
+from mcp_adapter.tasks.status import StatusSession
 from mcp_adapter.tasks.waiting import INPUT, Waiting, asked
 from mcp_adapter.tasks.wire import (
     TERMINAL,
@@ -36,9 +37,13 @@ from mcp_adapter.tasks.wire import (
 FUNCTION = "mcp_adapter.tool_task"
 """The name the task body is registered under in Docket."""
 
-Body = Callable[[str, Mapping[str, Any]], Awaitable[dict[str, Any]]]
-"""Runs a tool's body for a task: ``(tool name, the frozen request) -> outcome``, where
-the outcome is ``{"result": CallToolResult}`` or ``{"error": {code, message}}``."""
+Body = Callable[[str, Mapping[str, Any], StatusSession], Awaitable[dict[str, Any]]]
+"""Runs a tool's body for a task: ``(tool name, the frozen request, its status) ->
+outcome``, where the outcome is ``{"result": CallToolResult}`` or ``{"error": {code,
+message}}``; the body's progress and log messages go to the status session."""
+
+MESSAGE = "statusMessage"
+"""The key of an outcome that keeps the body's last status message."""
 
 WORKER_STOPPED = "The worker running this task stopped; the task was not run again"
 
@@ -267,8 +272,10 @@ class TaskEngine:
         result: dict[str, Any] | None = None
         error: dict[str, Any] | None = None
         questions: dict[str, Any] | None = None
+        message = execution.progress.message  # while it runs; then its outcome keeps it
         if status == "completed":
             outcome = await execution.get_result()
+            message = outcome.get(MESSAGE) if isinstance(outcome, Mapping) else None
             waiting = asked(outcome)
             if waiting is not None:  # the round asked: tasks/update answers it
                 status, questions = await self._waiting(task_id, record, waiting)
@@ -284,6 +291,7 @@ class TaskEngine:
         return DetailedTask(
             task_id=task_id,
             status=status,
+            status_message=message if isinstance(message, str) else None,
             created_at=_iso(_created(execution, record)),
             last_updated_at=_iso(updated),
             ttl_ms=record.get("ttl_ms"),
@@ -384,8 +392,13 @@ class TaskEngine:
                 raise RuntimeError("no task body is bound")
             with anyio.CancelScope() as scope:
                 self._bodies[execution.key] = scope
-                outcome = await self._body(str(record["tool"]), record["request"])
+                async with anyio.create_task_group() as writes:
+                    status = StatusSession(execution.progress, writes)
+                    outcome = await self._body(str(record["tool"]), record["request"], status)
+                    writes.cancel_scope.cancel()  # the outcome keeps the last message
                 waits = asked(outcome) is not None
+                if status.latest is not None:
+                    outcome = {**outcome, MESSAGE: status.latest}
                 return outcome
             return {"error": {"code": types.INTERNAL_ERROR, "message": SHUT_DOWN}}
         finally:

@@ -4,7 +4,8 @@ A client that negotiated the tasks extension names the tasks it follows under th
 listen filter's ``taskIds``. Each one it owns is followed through Docket's state
 events (which cross processes through Redis, so a task run by another process or a
 separate worker is heard too); at each change of status the stream carries the
-whole task, exactly what ``tasks/get`` would answer then, until it has ended. A task
+whole task, exactly what ``tasks/get`` would answer then, until it has ended, and so
+at each new ``statusMessage`` the body reports (rate-bounded: ``tasks.status``). A task
 that is absent, expired or another caller's is followed by nothing: the stream
 stays silent about it, as it would for a task id nobody ever held.
 """
@@ -85,16 +86,16 @@ class TaskWatch:
             return
         if execution is None:
             return
-        last: str | None = None
+        last: tuple[str, str | None] | None = None
         async for event in execution.subscribe():
-            if event.get("type") != "state":
+            if event.get("type") not in ("state", "progress"):
                 continue
             try:
                 task = await self.engine.get(task_id, owner)
             except MCPError:
                 return  # expired meanwhile
-            if task.status != last:
-                last = task.status
+            if (task.status, task.status_message) != last:
+                last = (task.status, task.status_message)
                 await send(TaskNotification(params=_params(task)))
             if task.status in TERMINAL:
                 return
