@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from mcp_adapter.distribution import needs_extra
 from mcp_adapter.stores.rounds import LedgerUnavailable
 
 if TYPE_CHECKING:
@@ -37,7 +38,8 @@ class RedisRounds:
         self.timeout = timeout
 
     async def consume(self, key: str, ttl: float) -> bool:
-        from redis.exceptions import RedisError
+        with needs_extra("redis", "the Redis record of answered rounds"):
+            from redis.exceptions import RedisError
 
         millis = max(1, math.ceil(ttl * 1000))
         try:

@@ -108,7 +108,8 @@ class TaskEngine:
         except TimeoutError:
             raise store_failed(f"did not answer within {timeout:g} s") from None
         except Exception as exc:
-            from redis.exceptions import RedisError  # Docket's dependency
+            with needs_extra("redis", "the task store"):  # Docket depends on it
+                from redis.exceptions import RedisError
 
             if isinstance(exc, RedisError | OSError):
                 logger.warning("the task store failed: %r", exc)

@@ -18,6 +18,7 @@ import anyio
 import anyio.abc
 from mcp import types
 
+from mcp_adapter.distribution import needs_extra
 from mcp_adapter.errors import logger
 
 STATUS_INTERVAL: Final = 0.25
@@ -86,7 +87,8 @@ class StatusSession:
         try:
             await self._progress.set_message(latest)
         except Exception as exc:
-            from redis.exceptions import RedisError  # Docket's dependency
+            with needs_extra("redis", "the task store"):  # Docket depends on it
+                from redis.exceptions import RedisError
 
             if not isinstance(exc, RedisError | OSError):
                 raise
