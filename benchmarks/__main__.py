@@ -1,8 +1,9 @@
 """``python -m benchmarks [SUITE ...] [--quick]``: run suites, print and publish tables.
 
-Each suite is a module exposing ``SUITE`` (a :class:`benchmarks.suite.Suite`);
-add a new one to :data:`SUITES`. A full run writes ``docs/benchmarks.md`` and,
-when matplotlib is installed (the ``bench`` group has it), ``docs/benchmarks.png``.
+Each suite is a module of :mod:`benchmarks.suites` exposing ``SUITE`` (a
+:class:`benchmarks.harness.suite.Suite`); add a new one to :data:`SUITES`. A full
+run writes ``docs/benchmarks.md`` and, when matplotlib is installed (the ``bench``
+group has it), ``docs/benchmarks.png``.
 ``--quick`` is a smoke run: few, short samples, nothing written unless ``--write``,
 and no virtual environment is created (an existing one is used).
 """
@@ -14,26 +15,33 @@ import dataclasses
 import importlib
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from benchmarks import harness, report
-from benchmarks.suite import Measured, RunOptions, Suite
+from benchmarks.harness.suite import (
+    Machine,
+    Measured,
+    RunOptions,
+    Suite,
+    SuiteRun,
+    command_line,
+    document,
+    plot,
+    progress,
+    suite_markdown,
+)
+from benchmarks.harness.timing import Settings, run, with_ratios
+from benchmarks.harness.venv import ROOT
 
-SUITES: dict[str, str] = {
-    "container": "benchmarks.container_suite",
-    "mcp_call": "benchmarks.mcp_call_suite",
-    "scale": "benchmarks.scale_suite",
-    "http": "benchmarks.http_suite",
-}
-"""Suite name -> module holding its ``SUITE``; run in this order."""
+SUITES = ("container", "mcp_call", "scale", "http")
+"""The suites (modules of :mod:`benchmarks.suites`), in the order they run."""
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = ROOT / "docs"
 
 
 def load(name: str) -> Suite:
     try:
-        module = importlib.import_module(SUITES[name])
+        module = importlib.import_module(f"benchmarks.suites.{name}")
     except ImportError as error:
         raise SystemExit(
             f"suite {name!r} needs {error.name!r}: run with the bench group, "
@@ -92,24 +100,17 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     return args
 
 
-def settings_from(args: argparse.Namespace) -> harness.Settings:
-    base = harness.Settings.quick() if args.quick else harness.Settings.full()
-    return harness.Settings(
+def settings_of(args: argparse.Namespace, suite: Suite | None = None) -> Settings:
+    """The run's settings, as ``suite`` tunes them; explicit flags still win."""
+    base = Settings.quick() if args.quick else Settings.full()
+    if suite is not None and suite.tune is not None:
+        base = suite.tune(base, args.quick)
+    return dataclasses.replace(
+        base,
         repeats=args.repeats or base.repeats,
         target_seconds=args.sample_ms / 1000 if args.sample_ms else base.target_seconds,
         clock=args.clock,
     )
-
-
-def suite_settings(suite: Suite, args: argparse.Namespace) -> harness.Settings:
-    """The run's settings as ``suite`` tunes them; explicit flags still win."""
-    base = harness.Settings.quick() if args.quick else harness.Settings.full()
-    tuned = suite.tune(base, args.quick) if suite.tune is not None else base
-    if args.repeats:
-        tuned = dataclasses.replace(tuned, repeats=args.repeats)
-    if args.sample_ms:
-        tuned = dataclasses.replace(tuned, target_seconds=args.sample_ms / 1000)
-    return dataclasses.replace(tuned, clock=args.clock)
 
 
 def venv_policy(args: argparse.Namespace) -> bool | None:
@@ -120,29 +121,22 @@ def venv_policy(args: argparse.Namespace) -> bool | None:
     return None if args.quick else True
 
 
-def _progress(name: str) -> Callable[[str], None]:
-    def say(message: str) -> None:
-        print(f"[{name}] {message}", file=sys.stderr, flush=True)
-
-    return say
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
-    settings = settings_from(args)
+    settings = settings_of(args)
     names = args.suites or list(SUITES)
-    machine = report.Machine.here()
+    machine = Machine.here()
     started = time.perf_counter()
     print(f"# python -m benchmarks ({machine.line()})\n", flush=True)
 
-    runs: list[report.SuiteRun] = []
+    runs: list[SuiteRun] = []
     for name in names:
         suite_started = time.perf_counter()
         suite = load(name)
-        say = _progress(name)
+        say = progress(name)
         options = RunOptions(
             quick=args.quick,
-            settings=suite_settings(suite, args),
+            settings=settings_of(args, suite),
             venvs=venv_policy(args),
             progress=say,
         )
@@ -153,22 +147,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         measured = suite.measure(options) if suite.measure is not None else Measured()
         cases = suite.cases(options)
         say(f"{len(cases)} cases; {options.settings.describe()}")
-        results = harness.run(cases, options.settings, progress=say) if cases else []
-        table = harness.with_ratios([*results, *measured.results])
-        run = report.SuiteRun(suite, table, suite.targets(table), options.settings, measured)
-        runs.append(run)
-        print(report.suite_markdown(run), flush=True)
+        results = run(cases, options.settings, progress=say) if cases else []
+        table = with_ratios([*results, *measured.results])
+        ran = SuiteRun(suite, table, suite.targets(table), options.settings, measured)
+        runs.append(ran)
+        print(suite_markdown(ran), flush=True)
         say(f"done in {time.perf_counter() - suite_started:.1f} s")
 
     if args.write or (not args.quick and not args.no_write):
         args.out.mkdir(parents=True, exist_ok=True)
         image = args.out / "benchmarks.png"
-        drew = report.plot(runs, machine, image)
+        drew = plot(runs, machine, image)
         markdown = args.out / "benchmarks.md"
         markdown.write_text(
-            report.document(
-                runs, machine, settings, report.command_line(), image=image.name if drew else None
-            )
+            document(runs, machine, settings, command_line(), image=image.name if drew else None)
         )
         print(f"wrote {markdown}" + (f" and {image}" if drew else " (no matplotlib: no plot)"))
     print(f"done in {time.perf_counter() - started:.1f} s", file=sys.stderr)

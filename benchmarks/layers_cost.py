@@ -1,35 +1,53 @@
-"""What one built-in layer adds to a ``tools/call``: ``python -m benchmarks.layers_cost``.
+"""What a built-in layer, or a sync tool, adds to a call: ``python -m benchmarks.layers_cost``.
 
-The per-call workload (``add`` of ``benchmarks.mcp_call_suite``, a singleton and a scoped
-service injected, structured output) served with ``Server.middleware`` empty, one
-pass-through layer at each stage (and one injecting ``McpRequest``: the request snapshot
-it makes the dispatcher build), ``Timing()``, ``AccessLog()`` at each stage (records
-made and handed to a handler that drops them; no formatting, no I/O), ``AccessLog`` on a
-logger not enabled for its level, ``RateLimit`` (a limit never reached) and
-``ResponseLimit`` at each stage. The built-in layers stand in the request stage unless
-said otherwise. Timed two ways: the ``tools/call`` handler awaited directly (the adapter's
-own path) and one ``await client.call_tool`` through the SDK's ``mcp.Client``
-(2026-07-28, in process). Medians of interleaved rounds, in microseconds per call.
+The per-call workload (``add`` of :mod:`benchmarks.workloads.adapter`: a singleton
+and a scoped service injected, structured output) served with ``Server.middleware``
+empty, one pass-through layer at each stage (and one injecting ``McpRequest``: the
+request snapshot it makes the dispatcher build), ``Timing()``, ``AccessLog()`` at
+each stage (records made and handed to a handler that drops them; no formatting, no
+I/O), ``AccessLog`` on a logger not enabled for its level, ``RateLimit`` (a limit
+never reached) and ``ResponseLimit`` at each stage. The built-in layers stand in
+the request stage unless said otherwise.
+
+``--sync`` times the paths a sync tool's call can take instead: an ``async def
+handle`` (the reference); a sync ``handle`` with sync services, thread-bound (one
+thread hop per call); the same under ``AccessLog`` (a logger not enabled for its
+level), which borrows a worker thread for the call and hands it each sync part;
+the same with ``timeout = 30`` (never reached), which borrows too; and the
+reference under the same layer.
+
+Timed two ways with the harness (wall clock, so thread hops count; interleaved
+rounds; medians, in microseconds per call): the ``tools/call`` handler awaited
+directly (the adapter's own path) and one ``await client.call_tool`` through the
+SDK's ``mcp.Client`` (2026-07-28, in process).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
-import statistics
-import time
-from collections.abc import Awaitable, Callable
-from typing import Any, ClassVar
+from collections.abc import Sequence
+from typing import Any
 
-import mcp
-from mcp import types
-
-from benchmarks.mcp_call_suite import AddTool
-from benchmarks.mcp_workload import ARGUMENTS, TOOL, Clock, Ledger, handler_of, request_context
-from container import Container
-from mcp_adapter import McpRequest, Server, build_sdk_server, compile_server, request_stage
-from mcp_adapter.declare.middleware import Call, Next
+from benchmarks.harness.timing import Case, Settings, run
+from benchmarks.workloads.adapter import (
+    AddHandleTool,
+    AddSyncTimedTool,
+    AddSyncTool,
+    AddTool,
+    logger,
+    sdk_server,
+)
+from benchmarks.workloads.mcp import (
+    CALL,
+    HANDLE,
+    MODERN,
+    check_handler,
+    connected,
+    disconnect,
+    handler_names,
+)
+from mcp_adapter import Call, McpRequest, Next, Tool, request_stage
 from mcp_adapter.layers import AccessLog, RateLimit, ResponseLimit, Timing
 
 
@@ -49,20 +67,18 @@ async def passing_request_with_request(call: Call, call_next: Next, request: Mcp
     return await call_next(call)
 
 
-class Drop(logging.Handler):
-    def emit(self, record: logging.LogRecord) -> None:
-        del record
-
-
-def variants() -> dict[str, tuple[Any, ...]]:
-    dropped = logging.getLogger("bench.access")
-    dropped.propagate = False
-    dropped.setLevel(logging.INFO)
-    dropped.addHandler(Drop())
-    quiet = logging.getLogger("bench.quiet")
-    quiet.propagate = False
-    quiet.setLevel(logging.WARNING)
-    return {
+def variants(sync: bool) -> dict[str, tuple[type[Tool[Any, Any]], tuple[Any, ...]]]:
+    """Label -> the tool and the server's middleware; the first is the reference."""
+    dropped, quiet = logger("bench.access"), logger("bench.quiet", enabled=False)
+    if sync:
+        return {
+            "async": (AddHandleTool, ()),
+            "sync": (AddSyncTool, ()),
+            "sync + AccessLog": (AddSyncTool, (AccessLog(quiet),)),
+            "sync + timeout": (AddSyncTimedTool, ()),
+            "async + AccessLog": (AddHandleTool, (AccessLog(quiet),)),
+        }
+    layers: dict[str, tuple[Any, ...]] = {
         "no middleware": (),
         "pass-through layer": (passing,),
         "pass-through + McpRequest": (passing_with_request,),
@@ -76,62 +92,55 @@ def variants() -> dict[str, tuple[Any, ...]]:
         "ResponseLimit()": (ResponseLimit(10**6),),
         "ResponseLimit(stage=call)": (ResponseLimit(10**6, stage="call"),),
     }
+    return {label: (AddTool, stack) for label, stack in layers.items()}
 
 
-def sdk_server(layers: tuple[Any, ...]) -> Any:
-    class Adder(Server):
-        name = "adder"
-        tools = (AddTool,)
-        middleware: ClassVar = layers
+def cases(sync: bool) -> list[Case]:
+    found = []
+    for index, (label, (tool, layers)) in enumerate(variants(sync).items()):
 
-    container = Container()
-    container.singleton(Clock)
-    container.scoped(Ledger)
-    return build_sdk_server(compile_server(Adder, container), container)
+        def make(tool: Any = tool, layers: tuple[Any, ...] = layers) -> Any:
+            return sdk_server(tool, *layers)
+
+        found += [
+            Case("handler", label, HANDLE, handler_names(make), is_async=True, anchor=index == 0),
+            Case(
+                "mcp.Client",
+                label,
+                CALL,
+                connected(make, MODERN),
+                is_async=True,
+                anchor=index == 0,
+                teardown=disconnect,
+            ),
+        ]
+    return found
 
 
-async def per_call(run: Callable[[], Awaitable[Any]], calls: int) -> float:
-    started = time.perf_counter()
-    for _ in range(calls):
-        await run()
-    return (time.perf_counter() - started) / calls * 1e6
+async def verify(sync: bool) -> None:
+    """Every variant's handler gives the workload's answer."""
+    for label, (tool, layers) in variants(sync).items():
+        await check_handler(sdk_server(tool, *layers), label)
 
 
-async def main(rounds: int, calls: int) -> None:
-    cases = variants()
-    handlers: dict[str, Callable[[], Awaitable[Any]]] = {}
-    clients: dict[str, Callable[[], Awaitable[Any]]] = {}
-    stack = []
-    for label, layers in cases.items():
-        handler = handler_of(sdk_server(layers))
-        ctx = request_context()
-        params = types.CallToolRequestParams(name=TOOL, arguments=dict(ARGUMENTS))
-        handlers[label] = lambda h=handler, c=ctx, p=params: h(c, p)
-        client = mcp.Client(sdk_server(layers), mode="2026-07-28")
-        await client.__aenter__()
-        stack.append(client)
-        clients[label] = lambda c=client: c.call_tool(TOOL, dict(ARGUMENTS))
-    try:
-        for title, runs in (("handler", handlers), ("mcp.Client", clients)):
-            times: dict[str, list[float]] = {label: [] for label in runs}
-            for run in runs.values():
-                await per_call(run, calls // 10)  # warm up
-            for _ in range(rounds):
-                for label, run in runs.items():
-                    times[label].append(await per_call(run, calls))
-            base = statistics.median(times["no middleware"])
-            print(f"\n{title}: median us/call over {rounds} rounds of {calls}")
-            for label, measured in times.items():
-                median = statistics.median(measured)
-                print(f"  {label:26} {median:8.1f}  (+{median - base:6.1f})")
-    finally:
-        for client in reversed(stack):
-            await client.__aexit__(None, None, None)
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.layers_cost", description=__doc__)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--calls", type=int, default=2000, help="calls per timed loop")
+    parser.add_argument("--sync", action="store_true", help="a sync tool's paths instead")
+    args = parser.parse_args(argv)
+    asyncio.run(verify(args.sync))
+    settings = Settings(args.rounds, target_seconds=0, min_number=args.calls, clock="wall")
+    results = run(cases(args.sync), settings)
+    for scenario in ("handler", "mcp.Client"):
+        rows = [r for r in results if r.case.scenario == scenario]
+        base = rows[0].median_ns / 1000
+        print(f"\n{scenario}: median µs/call over {args.rounds} rounds of {args.calls}")
+        for row in rows:
+            median = row.median_ns / 1000
+            print(f"  {row.case.name:26} {median:8.1f}  (+{median - base:6.1f})")
+    return 0
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--calls", type=int, default=2000)
-    options = parser.parse_args()
-    asyncio.run(main(options.rounds, options.calls))
+    raise SystemExit(main())

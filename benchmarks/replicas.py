@@ -5,7 +5,7 @@ starts one ``redis-server`` (no persistence), three replicas of the HTTP benchma
 ``add`` server (``--json-response --redis``, one shared request-state key) and three
 haproxy processes, balancing round-robin over the first 1, 2 and 3 replicas; then,
 round after round and in an order that alternates, drives each balancer (and one
-replica directly, for haproxy's own cost) with ``benchmarks.http_load`` for
+replica directly, for haproxy's own cost) with the load generator for
 ``--duration`` seconds after a warm-up, every answer checked. It prints a Markdown
 table: medians over the rounds of requests per second and latency, and each
 setup's ratio to one replica. Everything listens on 127.0.0.1 and stops at the end.
@@ -19,22 +19,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import http.client
 import os
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
+from functools import partial
 from pathlib import Path
 
-import httpx2
-
-from benchmarks import http_load
-from benchmarks.http_request import BODY, EXPECT, HEADERS, HOST, PATH
-from benchmarks.http_servers import free_port
+from benchmarks.harness import load
+from benchmarks.harness.processes import HOST, binary, free_port, redis_server, started, wait_until
+from benchmarks.workloads.http import BODY, EXPECT, HEADERS, PATH
 
 KEY = "b" * 64
 HAPROXY = """\
@@ -54,74 +51,36 @@ backend replicas
 """
 
 
-def _binary(name: str) -> str:
-    found = shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin")
-    if found is None:
-        raise SystemExit(f"{name} not found: apt-get install redis-server haproxy")
-    return found
-
-
-def _wait(url: str, what: str, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if httpx2.get(url, timeout=5).status_code == 200:
-                return
-        except httpx2.HTTPError:
-            pass
-        if time.monotonic() > deadline:
-            raise SystemExit(f"{what} was not ready within {timeout:g} s")
-        time.sleep(0.1)
-
-
-@contextmanager
-def _process(command: Sequence[str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    with log.open("wb") as sink:
-        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
-        try:
-            yield process
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=15)
+def ready(port: int) -> bool:
+    """Whether ``/readyz`` on ``port`` answers 200 (``OSError`` while nothing listens)."""
+    connection = http.client.HTTPConnection(HOST, port, timeout=5)
+    try:
+        connection.request("GET", "/readyz")
+        return connection.getresponse().status == 200
+    finally:
+        connection.close()
 
 
 @contextmanager
 def deployment(folder: Path) -> Iterator[dict[str, tuple[int, list[int]]]]:
     """Redis, three replicas, and balancers over 1, 2, 3 of them: setup -> (port, pids)."""
+    haproxy = binary("haproxy")
     with ExitStack() as stack:
-        redis_port = free_port()
-        redis = [_binary("redis-server"), "--port", str(redis_port), "--bind", HOST]
-        redis += ["--save", "", "--appendonly", "no", "--dir", str(folder)]
-        stack.enter_context(_process(redis, folder / "redis.log"))
-        time.sleep(0.5)
+        redis = stack.enter_context(redis_server())
+        if redis is None or haproxy is None:
+            raise SystemExit(
+                "redis-server or haproxy not found: apt-get install redis-server haproxy"
+            )
         replicas: list[tuple[int, int]] = []
-        for n in range(3):
+        for _ in range(3):
             port = free_port()
-            command = [
-                sys.executable,
-                "-m",
-                "mcp_adapter.cli",
-                "serve",
-                "benchmarks.http_adapter:AddServer",
-                "--container",
-                "benchmarks.http_adapter:build_container",
-                "--http",
-                "--port",
-                str(port),
-                "--json-response",
-                "--redis",
-                f"redis://{HOST}:{redis_port}/0",
-                "--request-state-key",
-                KEY,
-            ]
-            process = stack.enter_context(_process(command, folder / f"replica{n}.log"))
-            replicas.append((port, process.pid))
+            command = [sys.executable, "-m", "mcp_adapter.cli", "serve"]
+            command += ["benchmarks.workloads.adapter:AddServer", "--container"]
+            command += ["benchmarks.workloads.adapter:services", "--http", "--port", str(port)]
+            command += ["--json-response", "--redis", redis, "--request-state-key", KEY]
+            replicas.append((port, stack.enter_context(started(command)).pid))
         for port, _ in replicas:
-            _wait(f"http://{HOST}:{port}/readyz", f"replica on port {port}")
+            wait_until(partial(ready, port), f"the replica on port {port}")
         setups = {"1 replica, direct (no haproxy)": (replicas[0][0], [replicas[0][1]])}
         for count in (1, 2, 3):
             port = free_port()
@@ -130,9 +89,8 @@ def deployment(folder: Path) -> Iterator[dict[str, tuple[int, list[int]]]]:
             )
             config = folder / f"haproxy{count}.cfg"
             config.write_text(HAPROXY.format(host=HOST, port=port, servers=servers))
-            command = [_binary("haproxy"), "-f", str(config), "-db"]
-            balancer = stack.enter_context(_process(command, folder / f"haproxy{count}.log"))
-            _wait(f"http://{HOST}:{port}/readyz", f"haproxy over {count}")
+            balancer = stack.enter_context(started([haproxy, "-f", str(config), "-db"]))
+            wait_until(partial(ready, port), f"haproxy over {count}")
             pids = [pid for _, pid in replicas[:count]] + [balancer.pid]
             setups[f"haproxy, {count} replica{'s' if count > 1 else ''}"] = (port, pids)
         yield setups
@@ -146,9 +104,9 @@ def measure(rounds: int, duration: float, warmup: float, connections: int) -> st
             order = names if round_ % 2 == 0 else names[::-1]
             for name in order:
                 port, pids = setups[name]
-                request = http_load.request_bytes(port, PATH, BODY, HEADERS)
+                request = load.request_bytes(port, PATH, BODY, HEADERS)
                 result = asyncio.run(
-                    http_load.run(
+                    load.run(
                         port,
                         request,
                         expect=EXPECT.encode(),

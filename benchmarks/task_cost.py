@@ -24,16 +24,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import shutil
-import socket
 import statistics
-import subprocess
-import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import AsyncExitStack, contextmanager, nullcontext
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AsyncExitStack, nullcontext
 from typing import Any
 
+from benchmarks.harness.processes import redis_server
 from container import Container
 from mcp_adapter import McpResponse, Server, Tasks, Tool
 from mcp_adapter.testing import TaskClient
@@ -122,36 +119,6 @@ async def measure(calls: int, urls: Sequence[str] = ("memory://",)) -> dict[str,
             url: {label: statistics.median(found) * 1000 for label, found in by_label.items()}
             for url, by_label in samples.items()
         }
-
-
-@contextmanager
-def redis_server() -> Iterator[str | None]:
-    """A ``redis-server`` on a free loopback port for the run (its URL), or None."""
-    binary = shutil.which("redis-server") or shutil.which("redis-server", path="/usr/sbin")
-    if binary is None:
-        yield None
-        return
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    with tempfile.TemporaryDirectory() as folder:
-        command = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
-        command += ["--appendonly", "no", "--dir", folder]
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-        try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                    break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        raise SystemExit("redis-server did not start") from None
-                    time.sleep(0.05)
-            yield f"redis://127.0.0.1:{port}/0"
-        finally:
-            process.terminate()
-            process.wait(timeout=15)
 
 
 def table(memory: dict[str, float], redis: dict[str, float] | None, calls: int) -> str:

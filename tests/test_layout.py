@@ -1,4 +1,5 @@
-"""The package's layout, read from the source: imports go one way, and none goes round.
+"""The package's layout, read from the source: imports go one way, none goes round, and
+no module grows past ``MAX_LINES``.
 
 docs/architecture.md draws the same map: the parts of ``mcp_adapter`` from the
 bottom up, each importing only its own folder and the parts below it. Compile and
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,10 @@ RANKS: dict[str, int] = {
 parts of one rank know nothing of each other. ``mcp_adapter/__init__.py`` (the public
 names) stands above them all."""
 
+MAX_LINES = 450
+"""The bound on any module under ``src/``: a longer one is split along a seam it has, into
+modules named for their one reason to exist."""
+
 
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(SRC).with_suffix("").parts)
@@ -59,15 +64,17 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
-def _imports(name: str, path: Path) -> Iterator[tuple[str, int]]:
-    """``(module, line)`` of every import of a module under ``src/``, at run time,
-    deferred inside a function, or under ``TYPE_CHECKING``."""
+def _imports(
+    name: str, path: Path, modules: Mapping[str, Path] = MODULES
+) -> Iterator[tuple[str, int]]:
+    """``(module, line)`` of every import of a module of ``modules`` (those under ``src/``),
+    at run time, deferred inside a function, or under ``TYPE_CHECKING``."""
     tree = ast.parse(path.read_text(), str(path))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                yield _known(alias.name), node.lineno
+                yield _known(alias.name, modules), node.lineno
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
@@ -76,20 +83,20 @@ def _imports(name: str, path: Path) -> Iterator[tuple[str, int]]:
                 base = ".".join([*anchor, base] if base else anchor)
             for alias in node.names:
                 submodule = f"{base}.{alias.name}"
-                yield (submodule if submodule in MODULES else _known(base)), node.lineno
+                yield (submodule if submodule in modules else _known(base, modules)), node.lineno
 
 
-def _known(module: str) -> str:
-    """``module``, or the nearest enclosing module under ``src/`` ('' outside it)."""
-    while module and module not in MODULES:
+def _known(module: str, modules: Mapping[str, Path] = MODULES) -> str:
+    """``module``, or the nearest enclosing module of ``modules`` ('' outside them)."""
+    while module and module not in modules:
         module = module.rpartition(".")[0]
     return module
 
 
-def _graph() -> dict[str, set[tuple[str, int]]]:
+def _graph(modules: Mapping[str, Path] = MODULES) -> dict[str, set[tuple[str, int]]]:
     return {
-        name: {(target, line) for target, line in _imports(name, path) if target and target != name}
-        for name, path in MODULES.items()
+        name: {(t, line) for t, line in _imports(name, path, modules) if t and t != name}
+        for name, path in modules.items()
     }
 
 
@@ -144,6 +151,23 @@ def circles(graph: dict[str, set[tuple[str, int]]]) -> list[str]:
     for name in sorted(edges):
         walk(name, [])
     return found
+
+
+def too_long() -> list[str]:
+    """``module: lines`` of every module under ``src/`` longer than ``MAX_LINES``."""
+    lengths = {name: len(path.read_text().splitlines()) for name, path in MODULES.items()}
+    return [f"{name}: {n} lines" for name, n in sorted(lengths.items()) if n > MAX_LINES]
+
+
+def test_no_module_under_src_is_longer_than_the_bound() -> None:
+    assert too_long() == []
+
+
+def test_a_long_module_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    long = tmp_path / "core.py"
+    long.write_text("\n" * MAX_LINES + "x = 1\n")
+    monkeypatch.setitem(MODULES, "mcp_adapter.dispatch.core", long)
+    assert too_long() == [f"mcp_adapter.dispatch.core: {MAX_LINES + 1} lines"]
 
 
 def test_every_folder_of_the_package_has_a_rank() -> None:
@@ -212,3 +236,104 @@ def test_a_circle_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     )
     monkeypatch.setitem(MODULES, "container.scope", wrong)
     assert any("container.scope -> container.container" in c for c in circles(_graph()))
+
+
+# -- benchmarks/: the same one-way rule -------------------------------------------------
+
+BENCHMARKS = SRC.parent / "benchmarks"
+BENCH_RANKS = {"harness": 0, "workloads": 1, "suites": 2, "counts": 3}
+"""Each folder of ``benchmarks`` may import its own modules and the folders of a lower rank:
+the harness, what is measured, the suites, the instruction counts. The modules at the top
+(``python -m benchmarks``, ``benchmarks.http_wire``, ...) are commands: they may import any
+folder, and nothing imports a command, not even another one."""
+
+
+def _bench_modules() -> dict[str, Path]:
+    found = {}
+    for path in BENCHMARKS.rglob("*.py"):
+        parts = list(path.relative_to(BENCHMARKS.parent).with_suffix("").parts)
+        found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+BENCH_MODULES = _bench_modules()
+
+
+def _bench_part(module: str) -> str:
+    """The folder of ``benchmarks`` a module belongs to, or the module itself (a command)."""
+    pieces = module.split(".")
+    return pieces[1] if len(pieces) > 2 or pieces[-1] in BENCH_RANKS else module
+
+
+def bench_against_the_direction(graph: dict[str, set[tuple[str, int]]]) -> list[str]:
+    found = []
+    for source, targets in sorted(graph.items()):
+        mine = _bench_part(source)
+        for target, line in sorted(targets):
+            theirs = _bench_part(target)
+            where = f"{source}:{line} imports {target}"
+            if theirs == mine:
+                continue
+            if theirs not in BENCH_RANKS:
+                found.append(f"{where}: nothing imports a command")
+            elif mine in BENCH_RANKS and BENCH_RANKS[theirs] >= BENCH_RANKS[mine]:
+                found.append(
+                    f"{where}: {mine} (rank {BENCH_RANKS[mine]}) may not import {theirs} "
+                    f"(rank {BENCH_RANKS[theirs]})"
+                )
+    return found
+
+
+def test_every_folder_of_the_benchmarks_has_a_rank() -> None:
+    folders = {p.name for p in BENCHMARKS.iterdir() if (p / "__init__.py").exists()}
+    assert folders == set(BENCH_RANKS)
+
+
+def test_benchmark_imports_go_one_way_and_none_goes_round() -> None:
+    graph = _graph(BENCH_MODULES)
+    assert bench_against_the_direction(graph) == []
+    assert circles(graph) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "code", "expected"),
+    [
+        (
+            "benchmarks.harness.timing",
+            "from benchmarks.workloads.mcp import TOOL\n",
+            "harness (rank 0) may not import workloads (rank 1)",
+        ),
+        (
+            "benchmarks.workloads.http",
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+            "    from benchmarks.suites.served import Contender\n",
+            "workloads (rank 1) may not import suites (rank 2)",
+        ),
+        (
+            "benchmarks.suites.http",
+            "def later():\n    from benchmarks.http_wire import TAGS\n",
+            "nothing imports a command",
+        ),
+        ("benchmarks.profile", "import benchmarks.layers_cost\n", "nothing imports a command"),
+    ],
+)
+def test_a_wrong_benchmark_import_is_caught(
+    source: str, code: str, expected: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text(BENCH_MODULES[source].read_text() + "\n" + code)
+    monkeypatch.setitem(BENCH_MODULES, source, wrong)
+    assert any(expected in line for line in bench_against_the_direction(_graph(BENCH_MODULES)))
+
+
+def test_a_benchmark_circle_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The circle the HTTP suite once had: its servers' module typed with the suite's names."""
+    wrong = tmp_path / "served.py"
+    source = BENCH_MODULES["benchmarks.suites.served"].read_text()
+    wrong.write_text(
+        source + "\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from benchmarks.suites.http import SCENARIO\n"
+    )
+    monkeypatch.setitem(BENCH_MODULES, "benchmarks.suites.served", wrong)
+    found = circles(_graph(BENCH_MODULES))
+    assert any("benchmarks.suites.served -> benchmarks.suites.http" in c for c in found), found

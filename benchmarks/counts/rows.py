@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from benchmarks.harness import Case
+from benchmarks.harness.timing import Case
 
 MCP_SCENARIOS = ("modern", "legacy")
 MCP_TAGS = (
@@ -62,7 +62,7 @@ PEER_TAGS = (
     "wireup-async",
     "di",
 )
-"""The other containers' rows (``benchmarks.container_suite``), scoped and transient."""
+"""The other containers' rows (:mod:`benchmarks.suites.container`), scoped and transient."""
 ASGI_TAGS = ("floor", "floor-hook", "ours-app", "mcpserver")
 """One ``tools/call`` over HTTP through each app's ASGI callable, in process (no socket);
 ``floor-hook`` is the floor with the SDK's ``get_tool_input_schema`` hook set."""
@@ -132,13 +132,13 @@ class Row:
 
 
 def _mcp_cases() -> list[Case]:
-    from benchmarks import mcp_call_suite
+    from benchmarks.suites import mcp_call
 
-    return mcp_call_suite.cases()
+    return mcp_call.cases()
 
 
 def _container_cases() -> list[Case]:
-    from benchmarks import container_workload as work
+    from benchmarks.workloads import container as work
 
     return [
         *work.scoped_floors(),
@@ -153,15 +153,15 @@ def _container_cases() -> list[Case]:
 
 
 def _peer_cases() -> list[Case]:
-    from benchmarks import container_suite
+    from benchmarks.suites import container
 
-    return [case for case in container_suite.cases() if case.tag in PEER_TAGS]
+    return [case for case in container.cases() if case.tag in PEER_TAGS]
 
 
 def _asgi_cases() -> list[Case]:
-    from benchmarks import http_suite
+    from benchmarks.suites import http
 
-    return http_suite.cases()
+    return http.cases()
 
 
 def rows(keys: Sequence[str]) -> list[Row]:

@@ -80,14 +80,15 @@ class ClientRequests:
 
         return zero
 
-    def dump(self, label: str) -> Callable[[], None]:
-        """A function that dumps the counters to a file whose trigger names ``label``."""
+    def dump(self, label: str) -> Callable[[object], None]:
+        """A function that dumps the counters to a file whose trigger names ``label`` (its
+        argument, what the loop's start returned, is ignored)."""
         text = ctypes.create_string_buffer(label.encode())
         self._labels.append(text)
         call = self._call
         block = (ctypes.c_ulong * 6)(DUMP_STATS_AT, ctypes.addressof(text))
 
-        def dump() -> None:
+        def dump(_started: object = None) -> None:
             call(block, 0)
 
         return dump

@@ -5,14 +5,15 @@ Started by :mod:`benchmarks.counts.run` as
 not meant to be started by hand. It imports, sets up and warms every row up
 with callgrind's instrumentation off (about 7 times slower than native instead
 of 50 to 100 times), then turns it on and, for each region asked for
-(``key:loops``, in order): collects the garbage, freezes what exists and keeps
-the collector off (so no collection lands inside one count and not another),
-zeroes the counters, runs the row's statement ``loops`` times in the same kind
-of generated loop the timing harness uses, and dumps the counters to a file
-whose trigger names the region. Everything the process does between the zero
-and the dump is counted, on every thread: the client's and the server's tasks,
-the event loop's own work. The parent reads the dumps back; this process only
-writes the versions it ran with, as JSON, to ``--out``.
+(``key:loops`` with the collector off, ``key:loops:gc`` with it on; in order):
+collects the garbage and freezes what exists (so every count starts from an
+empty young generation, and a collection lands at the same point of every run),
+turns the collector off or on, zeroes the counters, runs the row's statement
+``loops`` times in the same kind of generated loop the timing harness uses,
+and dumps the counters to a file whose trigger names the region. Everything the
+process does between the zero and the dump is counted, on every thread: the
+client's and the server's tasks, the event loop's own work. The parent reads the
+dumps back; this process only writes the versions it ran with, as JSON, to ``--out``.
 """
 
 from __future__ import annotations
@@ -20,66 +21,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import inspect
 import json
-import textwrap
-from collections.abc import Callable, Coroutine, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
 # First, before anything that loads a Rust extension (pydantic-core, rpds): the
 # container workload's classes are then allocated at the same addresses in every run.
 # Their hashes are their addresses, so where they land in the scope's dictionaries
 # (and how many probes a lookup takes) would otherwise change from run to run; see
 # docs/performance.md, "Instruction counts".
-import benchmarks.container_workload  # noqa: F401
+import benchmarks.workloads.container  # noqa: F401
 from benchmarks.counts.rows import Row, per_call, rows
-from benchmarks.counts.run import label, versions
+from benchmarks.counts.run import Region, label, versions
 from benchmarks.counts.valgrind import ClientRequests
-from benchmarks.harness import Case
-
-Loop = Callable[[int, Callable[[], None], Callable[[], None]], None]
-
-_SYNC = """\
-def _bench(_n, _ns, _zero, _dump):
-{bind}
-    _zero()
-    for _ in range(_n):
-{stmt}
-    _dump()
-"""
-
-_ASYNC = """\
-async def _bench(_n, _ns, _zero, _dump):
-{bind}
-    _zero()
-    for _ in range(_n):
-{stmt}
-    _dump()
-"""
-
-
-def _nothing() -> None:
-    return None
-
-
-def loop_of(case: Case, names: Mapping[str, Any], loop: asyncio.AbstractEventLoop) -> Loop:
-    """The harness's loop for ``case`` (same statement, names bound as locals), counted
-    from ``zero()`` to ``dump()``: the loop's own setup and the event loop's entry
-    and exit stay outside the count."""
-    bind = "\n".join(f"    {name} = _ns[{name!r}]" for name in names if name.isidentifier())
-    body = textwrap.indent(textwrap.dedent(case.stmt).strip(), " " * 8)
-    source = (_ASYNC if case.is_async else _SYNC).format(bind=bind or "    pass", stmt=body)
-    module: dict[str, Any] = {}
-    exec(compile(source, f"<count {case.scenario}: {case.name}>", "exec"), module)
-    bench = module["_bench"]
-
-    def run(n: int, zero: Callable[[], None], dump: Callable[[], None]) -> None:
-        done = bench(n, names, zero, dump)
-        if case.is_async:
-            coroutine: Coroutine[Any, Any, None] = done
-            loop.run_until_complete(coroutine)
-
-    return run
+from benchmarks.harness.timing import compile_loop, finish, prepare
 
 
 def _settled(loop: asyncio.AbstractEventLoop) -> None:
@@ -92,31 +46,25 @@ def _settled(loop: asyncio.AbstractEventLoop) -> None:
     loop.run_until_complete(turns())
 
 
-def _made(case: Case, loop: asyncio.AbstractEventLoop) -> dict[str, Any]:
-    made = case.setup()
-    if inspect.isawaitable(made):
-
-        async def wait() -> Mapping[str, Any]:
-            return await made  # type: ignore[no-any-return,misc]
-
-        made = loop.run_until_complete(wait())
-    return dict(made)
+def _nothing(_started: object = None) -> None:
+    return None
 
 
 def count(
-    regions: Sequence[tuple[str, int]], warmup: Callable[[str], int], requests: ClientRequests
+    regions: Sequence[Region], warmup: Callable[[str], int], requests: ClientRequests
 ) -> dict[str, str]:
     """Set up every row of ``regions``, warm it up, then count each region in order.
 
     Returns each row's label (its case's name), for the table.
     """
-    keys = list(dict.fromkeys(key for key, _ in regions))
+    keys = list(dict.fromkeys(key for key, _, _ in regions))
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     chosen: list[Row] = rows(keys)
-    names = [_made(row.case, loop) for row in chosen]
+    names = [prepare(row.case, loop) for row in chosen]
     loops = {
-        row.key: loop_of(row.case, made, loop) for row, made in zip(chosen, names, strict=True)
+        row.key: compile_loop(row.case, made, loop, "count")
+        for row, made in zip(chosen, names, strict=True)
     }
     try:
         for key in keys:
@@ -127,39 +75,37 @@ def count(
         gc.disable()
         requests.start_instrumentation()
         zero = requests.zero()
-        for key, n in regions:
-            dump = requests.dump(label(key, n))
+        for key, n, collector in regions:
+            dump = requests.dump(label(key, n, collector))
             gc.collect()
             gc.freeze()
+            if collector:
+                gc.enable()
             loops[key](n, zero, dump)
+            gc.disable()
             _settled(loop)
     finally:
         gc.enable()
         gc.unfreeze()
-        for row, made in zip(chosen, names, strict=True):
-            if row.case.teardown is not None:
-                done = row.case.teardown(made)
-                if inspect.isawaitable(done):
-                    loop.run_until_complete(_awaited(done))
+        finish([row.case for row in chosen], names, loop)
         loop.close()
     return {row.key: row.case.name for row in chosen}
 
 
-async def _awaited(value: Any) -> None:
-    await value
-
-
-def _regions(text: str) -> list[tuple[str, int]]:
+def _regions(text: str) -> list[Region]:
     found = []
     for part in text.split(","):
-        key, _, n = part.rpartition(":")
-        found.append((key, int(n)))
+        collector = part.endswith(":gc")
+        key, _, n = part.removesuffix(":gc").rpartition(":")
+        found.append((key, int(n), collector))
     return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.counts.worker")
-    parser.add_argument("--regions", required=True, help="key:loops,key:loops,... in order")
+    parser.add_argument(
+        "--regions", required=True, help="key:loops[:gc],key:loops[:gc],... in order"
+    )
     parser.add_argument("--warmup-calls", type=int, default=100)
     parser.add_argument("--warmup-resolves", type=int, default=1000)
     parser.add_argument("--out", required=True)
@@ -172,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("not running under valgrind: use python -m benchmarks.counts")
 
     def warmup(key: str) -> int:
-        return args.warmup_calls if per_call(key) else args.warmup_resolves
+        return int(args.warmup_calls if per_call(key) else args.warmup_resolves)
 
     regions = _regions(args.regions)
     names = count(regions, warmup, requests)

@@ -89,12 +89,9 @@ def classify(target: Any) -> tuple[ProviderKind, Callable[..., Any]]:
         return ProviderKind.CLASS, target
     if not callable(target):
         raise TypeError(f"cannot bind to {target!r}: expected a class, a callable or an instance")
-    if inspect.isasyncgenfunction(target):
-        return ProviderKind.ASYNC_GENERATOR, target
-    if inspect.isgeneratorfunction(target):
-        return ProviderKind.GENERATOR, target
-    if inspect.iscoroutinefunction(target):
-        return ProviderKind.ASYNC_FACTORY, target
+    kind = _function_kind(target)
+    if kind is not None:
+        return kind, target
     wrapped = inspect.unwrap(target)
     if wrapped is not target:
         if inspect.isasyncgenfunction(wrapped):
@@ -102,13 +99,9 @@ def classify(target: Any) -> tuple[ProviderKind, Callable[..., Any]]:
         if inspect.isgeneratorfunction(wrapped):
             return ProviderKind.CONTEXT_MANAGER, target
     if not inspect.isroutine(wrapped) and not isinstance(wrapped, functools.partial):
-        call: Any = type(wrapped).__call__
-        if inspect.iscoroutinefunction(call):
-            return ProviderKind.ASYNC_FACTORY, target
-        if inspect.isasyncgenfunction(call):
-            return ProviderKind.ASYNC_GENERATOR, target
-        if inspect.isgeneratorfunction(call):
-            return ProviderKind.GENERATOR, target
+        kind = _function_kind(type(wrapped).__call__)
+        if kind is not None:
+            return kind, target
     returns: Any = return_annotation(target)
     if typing.get_origin(returns) is typing.Annotated:
         returns = returns.__origin__
@@ -119,6 +112,18 @@ def classify(target: Any) -> tuple[ProviderKind, Callable[..., Any]]:
         if origin in _CM_ORIGINS:
             return ProviderKind.CONTEXT_MANAGER, target
     return ProviderKind.FACTORY, target
+
+
+def _function_kind(function: Any) -> ProviderKind | None:
+    """What calling ``function`` gives, when it is a coroutine or generator function:
+    one it awaits (an async factory), or one that yields (a finalized value)."""
+    if inspect.isasyncgenfunction(function):
+        return ProviderKind.ASYNC_GENERATOR
+    if inspect.isgeneratorfunction(function):
+        return ProviderKind.GENERATOR
+    if inspect.iscoroutinefunction(function):
+        return ProviderKind.ASYNC_FACTORY
+    return None
 
 
 def _never_built(key: Any) -> Callable[[], Any]:

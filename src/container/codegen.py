@@ -89,6 +89,12 @@ def _source_file(name: str, source: str) -> str:
 
 INLINE_BUDGET = 24
 """Nodes inlined into one builder; deeper ones are called through their own builder."""
+_GENERATORS = {
+    ProviderKind.GENERATOR: ("next(gen)", "StopIteration", SYNC_GENERATOR),
+    ProviderKind.ASYNC_GENERATOR: ("await gen.__anext__()", "StopAsyncIteration", ASYNC_GENERATOR),
+}
+"""A generator provider's first value, the error that says it yielded none, and the kind of
+finalizer that resumes it."""
 
 
 @dataclass
@@ -245,20 +251,14 @@ class _Emitter:
         emit = self.emit
         if kind is ProviderKind.ASYNC_FACTORY:
             emit(f"{local} = await {call}", depth)
-        elif kind is ProviderKind.GENERATOR:
+        elif kind in _GENERATORS:
+            first, stop, finalizer = _GENERATORS[kind]
             emit(f"gen = {call}", depth)
             emit("try:", depth)
-            emit(f"    {local} = next(gen)", depth)
-            emit("except StopIteration:", depth)
+            emit(f"    {local} = {first}", depth)
+            emit(f"except {stop}:", depth)
             emit(f"    raise NO_YIELD({factory}) from None", depth)
-            self.finalize_with(f"({SYNC_GENERATOR}, gen)", depth)
-        elif kind is ProviderKind.ASYNC_GENERATOR:
-            emit(f"gen = {call}", depth)
-            emit("try:", depth)
-            emit(f"    {local} = await gen.__anext__()", depth)
-            emit("except StopAsyncIteration:", depth)
-            emit(f"    raise NO_YIELD({factory}) from None", depth)
-            self.finalize_with(f"({ASYNC_GENERATOR}, gen)", depth)
+            self.finalize_with(f"({finalizer}, gen)", depth)
         elif kind is ProviderKind.CONTEXT_MANAGER:
             emit(f"cm = {call}", depth)
             emit(f"{local} = cm.__enter__()", depth)

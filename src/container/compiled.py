@@ -159,12 +159,9 @@ class Compiled:
 
     def compile_async(self, key: Any) -> AsyncBuilder:
         found = self.async_.get(key)
-        if found is not None:
-            return found
-        node = self.ok_node(key)
-        built = self._generate(node, is_async=True)
-        self.async_[key] = built
-        return built
+        if found is None:
+            found = self.async_[key] = self._generate(self.ok_node(key), is_async=True)
+        return found
 
     def _generate(self, node: Node, *, is_async: bool) -> Callable[..., Any]:
         return compile_builder(

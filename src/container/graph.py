@@ -84,6 +84,19 @@ def autowirable(key: Any) -> bool:
     )
 
 
+def autowired_lifetime(key: Any) -> Lifetime:
+    """The lifetime an unbound class is autowired with: its ``__lifetime__``, else transient.
+
+    A class that is one per container by nature (a registry, a notifier) says
+    ``__lifetime__ = Lifetime.SINGLETON``, so every ``get`` of it, bound or not,
+    gives the same one; a binding's own lifetime wins over it.
+    """
+    found = getattr(key, "__lifetime__", Lifetime.TRANSIENT)
+    if not isinstance(found, Lifetime):
+        raise TypeError(f"{type_name(key)}.__lifetime__ must be a Lifetime, not {found!r}")
+    return found
+
+
 def _hint_for_missing(key: Any) -> str:
     name = type_name(key)
     if isinstance(key, type) and (inspect.isabstract(key) or getattr(key, "_is_protocol", False)):
@@ -158,7 +171,7 @@ class Graph:
     def binding_for(self, key: Any) -> Binding | None:
         binding = self._bindings.get(key)
         if binding is None and autowirable(key):
-            return Binding.of(key, key, Lifetime.TRANSIENT)
+            return Binding.of(key, key, autowired_lifetime(key))
         return binding
 
     def resolvable(self, key: Any) -> bool:

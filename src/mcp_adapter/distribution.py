@@ -1,5 +1,6 @@
-"""The distribution these packages ship in, its version, and the check that ``container``
-and ``schemas`` are its own.
+"""The distribution these packages ship in, its version, its extras (the one way an
+optional import says which one to install), and the check that ``container`` and
+``schemas`` are its own.
 
 ``mcp-adapter-di`` installs three top-level packages side by side: ``container``,
 ``schemas`` and ``mcp_adapter``. Short names collide: a project's own
@@ -12,7 +13,9 @@ code and fail far from the cause (``cannot import name 'Contract' from
 anything imports them, and names the file in the way and the fix.
 
 This module imports neither ``container`` nor ``schemas`` at module level (that
-is the point), so it cannot use ``mcp_adapter.errors``.
+is the point), so it cannot use ``mcp_adapter.errors``. The name and the version come
+from ``_mcp_adapter_di``, the standard-library-only module the ``mcp-adapter`` command
+starts in (it answers ``--version`` without importing this package).
 """
 
 from __future__ import annotations
@@ -22,38 +25,78 @@ import importlib.metadata
 import importlib.util
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
-DISTRIBUTION = "mcp-adapter-di"
-"""The name to install: ``pip install mcp-adapter-di`` (``mcp-adapter`` on the index is
-another project)."""
+from _mcp_adapter_di import DISTRIBUTION as DISTRIBUTION
+from _mcp_adapter_di import version as version
+
 MARK = "__distribution__"
 """The attribute ``container`` and ``schemas`` set to :data:`DISTRIBUTION`."""
 OWN_PACKAGES = ("container", "schemas")
 """The packages beside ``mcp_adapter`` that it imports."""
-UNKNOWN_VERSION = "0+unknown"
 
 
-def version() -> str:
-    """The installed distribution's version (``0+unknown`` in a source tree never installed)."""
-    try:
-        return importlib.metadata.version(DISTRIBUTION)
-    except importlib.metadata.PackageNotFoundError:
-        return UNKNOWN_VERSION
+EXTRAS: dict[str, dict[str, str]] = {
+    "testing": {"hypothesis": "hypothesis"},
+    "tasks": {"docket": "pydocket"},
+    "redis": {"redis": "redis"},
+    "di": {"dependency_injector": "dependency-injector"},
+}
+"""Each extra of the distribution: the top-level modules it brings and the distribution
+each comes in (``tests/packaging`` checks this against ``pyproject.toml``)."""
 
 
-class ShadowedPackageError(ImportError):
-    """``container`` or ``schemas`` is not this distribution's package.
+class HintedImportError(ImportError):
+    """An ``ImportError`` (what Python raises for a module it cannot use) that says what
+    to do: ``message``, then ``hint`` on a line of its own; the CLI prints the two as
+    its ``error:`` and ``hint:`` lines."""
 
-    An ``ImportError`` (what Python raises for a module it cannot use), with the
-    file in the way (``path``), the package's ``name`` and the fix in ``hint``.
-    """
-
-    def __init__(self, message: str, *, name: str, path: str | None, hint: str) -> None:
+    def __init__(self, message: str, *, name: str, path: str | None = None, hint: str) -> None:
         super().__init__(f"{message}\n  hint: {hint}", name=name, path=path)
         self.message = message
         self.hint = hint
+
+
+class ShadowedPackageError(HintedImportError):
+    """``container`` or ``schemas`` is not this distribution's package: the file in the
+    way is ``path``, the package's ``name``, the fix in ``hint``."""
+
+
+class MissingExtra(HintedImportError, ModuleNotFoundError):
+    """A module of one of the distribution's extras is not installed: what needs it, and
+    the ``pip install`` that brings it (``hint``). ``name`` is the missing module."""
+
+    def __init__(self, feature: str, extra: str, module: str) -> None:
+        super().__init__(
+            f"{feature} needs the {EXTRAS[extra][module]} package, which is not installed",
+            name=module,
+            hint=install_hint(extra),
+        )
+        self.extra = extra
+
+
+def install_hint(extra: str) -> str:
+    """What installs an extra: ``pip install 'mcp-adapter-di[redis]'``."""
+    return f"pip install '{DISTRIBUTION}[{extra}]'"
+
+
+@contextmanager
+def needs_extra(extra: str, feature: str) -> Iterator[None]:
+    """The imports inside the block that find no module of ``extra`` raise
+    :class:`MissingExtra` for ``feature`` (a missing module of any other name is left
+    as it is). Every optional import of the package goes through it: ``with
+    needs_extra("redis", "--redis"): from redis.exceptions import RedisError``."""
+    modules = EXTRAS[extra]
+    try:
+        yield
+    except ModuleNotFoundError as exc:
+        missing = (exc.name or "").partition(".")[0]
+        if isinstance(exc, MissingExtra) or missing not in modules:
+            raise
+        raise MissingExtra(feature, extra, missing) from exc
 
 
 def own_folder(name: str) -> Path:

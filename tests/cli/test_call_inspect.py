@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from mcp_adapter.cli.calling import ARGUMENTS_HINT, arguments_of
+from mcp_adapter.cli.connecting import TOKEN as TOKEN_SETTING
 from mcp_adapter.cli.errors import CliError
 from tests.serving.harness import Served, run_cli, serve_http
 
@@ -18,6 +19,8 @@ CONTAINER = ["--container", "examples.demo.container:build_container"]
 AUTH = ["--auth", "examples.demo.auth:verifier", "--anonymous"]
 TOKEN = "call-inspect-token"
 ERAS = ["2026-07-28", "2025-11-25"]
+TOKEN_ENV = TOKEN_SETTING.env
+"""Where these tests put the token: out of the process list (tests/cli/test_secrets.py)."""
 
 
 @pytest.fixture(scope="module")
@@ -27,14 +30,14 @@ def demo() -> Iterator[Served]:
         yield served
 
 
-def _ok(args: list[str]) -> str:
-    done = run_cli(args)
+def _ok(args: list[str], env: dict[str, str] | None = None) -> str:
+    done = run_cli(args, env)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
 
-def _failed(args: list[str], status: int) -> list[str]:
-    done = run_cli(args)
+def _failed(args: list[str], status: int, env: dict[str, str] | None = None) -> list[str]:
+    done = run_cli(args, env)
     assert done.returncode == status, (done.stdout, done.stderr)
     assert "Traceback" not in done.stderr
     return done.stderr.splitlines()
@@ -52,7 +55,7 @@ def test_call_over_http(demo: Served, era: str) -> None:
 
 def test_call_over_http_with_a_token_reaches_the_private_tool(demo: Served) -> None:
     args = ["call", demo.url, "private-message", "message=hi"]
-    assert _ok([*args, "--token", TOKEN]) == "hi\n"
+    assert _ok(args, {TOKEN_ENV: TOKEN}) == "hi\n"
     # anonymous, the tool is hidden: unknown, as the protocol says
     lines = _failed(args, 1)
     assert (
@@ -63,7 +66,7 @@ def test_call_over_http_with_a_token_reaches_the_private_tool(demo: Served) -> N
 
 
 def test_a_refused_token_names_the_http_status(demo: Served) -> None:
-    lines = _failed(["call", demo.url, "greet", "name=Ada", "--token", "wrong"], 1)
+    lines = _failed(["call", demo.url, "greet", "name=Ada"], 1, {TOKEN_ENV: "wrong"})
     assert lines == [
         f"error: {demo.url} answered HTTP 401 Unauthorized",
         "hint: the token was refused: check it (and, on 403, its scopes)",
@@ -86,7 +89,7 @@ def test_a_server_that_is_not_there() -> None:
 
 @pytest.mark.parametrize("era", ERAS)
 def test_inspect_over_http_with_a_token(demo: Served, era: str) -> None:
-    out = _ok(["inspect", demo.url, "--token", TOKEN, "--protocol", era]).splitlines()
+    out = _ok(["inspect", demo.url, "--protocol", era], {TOKEN_ENV: TOKEN}).splitlines()
     assert out[0] == f"Demo 0.1.0: {demo.url}; protocol {era}"
     assert out[2].split() == ["TOOL", "TITLE", "ARGUMENTS", "ANNOTATIONS"]
     tools = [line.split()[0] for line in out[3:6]]
@@ -176,6 +179,8 @@ def test_a_stdio_server_that_stops_shows_why() -> None:
         (
             ["inspect", TARGET, "--token", "x"],
             [
+                "warning: --token on the command line is visible to every user of this machine "
+                "(ps); give it as MCP_ADAPTER_TOKEN or --token-file PATH",
                 "error: --token only applies to a URL (streamable HTTP)",
                 "hint: a target runs here, in process or over stdio, where no bearer token is sent",
             ],

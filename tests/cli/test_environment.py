@@ -323,7 +323,7 @@ def test_the_table_lists_exactly_the_variables_serve_reads() -> None:
     read = [key for key in environ.read if key.startswith("MCP_ADAPTER_")]
     assert len(read) == len(set(read))
     assert set(documented()) == set(read)
-    assert documented() == {setting.env: setting.flag for setting in ALL_SETTINGS}
+    assert documented() == {env: flag for setting in ALL_SETTINGS for flag, env in setting.forms}
 
 
 def test_every_serve_flag_is_a_setting() -> None:
@@ -339,7 +339,9 @@ def test_every_serve_flag_is_a_setting() -> None:
         for option in action.option_strings
         if option.startswith("--") and not option.startswith("--no-")
     }
-    assert flags - {"--help", "--debug"} == {setting.flag for setting in ALL_SETTINGS}
+    assert flags - {"--help", "--debug"} == {
+        flag for setting in ALL_SETTINGS for flag, _ in setting.forms
+    }
 
 
 def test_no_other_variable_of_the_prefix_is_read_by_the_package() -> None:

@@ -220,3 +220,28 @@ async def test_async_scoped_is_once_per_scope_and_transient_every_time() -> None
         assert await first.aget(Leaf) is not await first.aget(Leaf)
     async with container.scope() as second:
         assert await second.aget(Service) is not a
+
+
+class OnePerContainer:
+    """Autowired as a singleton: one per container, bound or not."""
+
+    __lifetime__ = Lifetime.SINGLETON
+
+
+def test_a_class_may_say_it_is_autowired_as_a_singleton() -> None:
+    container = Container()
+    one = container.get(OnePerContainer)
+    assert container.get(OnePerContainer) is one
+    with container.scope() as scope:
+        assert scope.get(OnePerContainer) is one
+    assert Container().get(OnePerContainer) is not one
+    container.transient(OnePerContainer)  # a binding's own lifetime wins
+    assert container.get(OnePerContainer) is not container.get(OnePerContainer)
+
+
+def test_a_lifetime_that_is_no_lifetime_is_refused() -> None:
+    class Odd:
+        __lifetime__ = "singleton"
+
+    with pytest.raises(TypeError, match=r"Odd.__lifetime__ must be a Lifetime, not 'singleton'"):
+        Container().get(Odd)

@@ -6,12 +6,15 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable
 
 import pytest
+from mcp.shared.subscriptions import PromptsListChanged, ToolsListChanged
 
 from container import Container
 from mcp_adapter import compile_server, serve_lifespan
 from mcp_adapter.notifications import Notifier, SubscriptionLimits
 from mcp_adapter.testing import McpTestClient
 from tests.notifications.apps import NotesServer
+from tests.notifications.support import client, next_event, notes_catalog
+from tests.notifications.test_sessions import legacy
 
 pytestmark = pytest.mark.anyio
 
@@ -80,3 +83,46 @@ async def test_the_lifespan_and_background_code_resolve_the_same_notifier() -> N
     catalog = compile_server(Announcing, container)
     async with serve_lifespan(catalog, container):
         assert seen == [container.get(Notifier)]
+
+
+# -- the notifier taken before any server is compiled ------------------------------------------
+
+
+def test_a_container_has_one_notifier_before_and_after_compiling() -> None:
+    container = Container()
+    early = container.get(Notifier)
+    assert container.get(Notifier) is early
+    with container.scope() as scope:
+        assert scope.get(Notifier) is early
+    compile_server(NotesServer, container)
+    assert container.get(Notifier) is early
+    assert Container().get(Notifier) is not early  # one per container
+
+
+async def test_a_notifier_taken_before_compiling_reaches_2026_listeners() -> None:
+    """Background code holding the notifier it took before the server existed: what it
+    announces while nothing serves reaches nobody (dropped, no error); once the server
+    serves, its announcements reach the listeners, as a handler's do."""
+    container = Container()
+    early = container.get(Notifier)
+    await early.prompt_list_changed()  # nothing serves: nobody to tell
+    catalog = notes_catalog(container)
+    async with (
+        client(catalog, container) as sdk,
+        sdk.listen(tools_list_changed=True, prompts_list_changed=True) as listening,
+    ):
+        await early.tool_list_changed()
+        assert await next_event(listening) == ToolsListChanged()
+        await sdk.call_tool("announce", {"kind": "prompts"})  # the usual way: a handler's
+        assert await next_event(listening) == PromptsListChanged()
+
+
+async def test_a_notifier_taken_before_compiling_reaches_2025_sessions() -> None:
+    container = Container()
+    early = container.get(Notifier)
+    async with legacy(container) as (sdk, heard):
+        await sdk.list_tools()  # a round trip: the session's feed (after initialized) is on
+        await early.tool_list_changed()
+        assert await heard.next() == ("notifications/tools/list_changed", None)
+        await sdk.call_tool("announce", {"kind": "prompts"})
+        assert await heard.next() == ("notifications/prompts/list_changed", None)

@@ -4,10 +4,11 @@ The stand-in for a fresh machine: ``python3`` on ``PATH`` is a virtual environme
 ``--without-pip`` (no pip, nothing installed), in a folder with no ``.venv``. The
 command runs under ``bash`` exactly as README.md has it, but for ``--port 0``. No
 network is used: pip finds ``uv==0.13.9`` in a local folder (a stand-in wheel whose
-``uv`` runs the real uv), and uv installs the locked packages from its cache
-(``UV_OFFLINE``). What is checked is the command's own logic: it makes its virtual
-environment with the bare ``python3``, installs uv there with that environment's pip,
-makes the project's ``.venv``, and serves the demo; the system's Python is untouched.
+``uv`` runs the real uv), and uv installs the locked packages from the cache that the
+README's set-up filled (``UV_OFFLINE``; ``UV_CACHE_DIR`` is passed on when set). What
+is checked is the command's own logic: it makes its virtual environment with the bare
+``python3``, installs uv there with that environment's pip, makes the project's
+``.venv``, and serves the demo; the system's Python is untouched.
 """
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ from tests.serving.test_readme_command import UV_PIN, main_command
 START_TIMEOUT = 600.0
 """Making two virtual environments and installing the lock from the cache: bounded, generous."""
 
+
+KEPT = frozenset({"UV_CACHE_DIR"})
+"""Kept from this run's environment: the cache the README's set-up filled, wherever it is
+(without it the command would read ``~/.cache/uv``, which a fresh machine never filled)."""
 
 SKIPPED = frozenset({".git", ".venv", "build", "dist", "node_modules", "__pycache__"})
 
@@ -147,6 +152,7 @@ def test_readme_main_command_from_a_bare_python(tmp_path: Path) -> None:
         key: value
         for key, value in os.environ.items()
         if not key.startswith(("MCP_ADAPTER_", "UV", "VIRTUAL_ENV", "PIP_", "PYTHON"))
+        or key in KEPT
     }
     env.update(
         PATH=f"{bare / 'bin'}{os.pathsep}{os.environ['PATH']}",

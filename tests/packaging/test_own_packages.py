@@ -50,7 +50,8 @@ class User(BaseModel):
 """
 
 
-def _python(code_or_file: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+def run_python(code_or_file: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """This interpreter on ``code_or_file`` (``["-c", code]`` or a file), from ``cwd``."""
     return subprocess.run(
         [sys.executable, *code_or_file],
         cwd=cwd,
@@ -87,7 +88,7 @@ def _pyproject_version() -> str:
 
 
 def test_a_projects_own_schemas_module_is_named_with_the_fix(fastapi_style: Path) -> None:
-    done = _python(["greeter.py"], fastapi_style)
+    done = run_python(["greeter.py"], fastapi_style)
     assert done.returncode == 1
     mine = fastapi_style.resolve() / "schemas.py"
     assert done.stderr.splitlines()[-2:] == [
@@ -104,7 +105,7 @@ def test_a_projects_own_schemas_module_is_named_with_the_fix(fastapi_style: Path
 def test_imported_first_it_is_still_named(fastapi_style: Path) -> None:
     """The project imported its ``schemas`` before ``mcp_adapter``: the module in
     ``sys.modules`` is checked, not the path."""
-    done = _python(["-c", "import schemas, mcp_adapter"], fastapi_style)
+    done = run_python(["-c", "import schemas, mcp_adapter"], fastapi_style)
     assert done.returncode == 1
     assert "ShadowedPackageError: import 'schemas' finds" in done.stderr
     assert f"{fastapi_style.resolve() / 'schemas.py'}" in done.stderr
@@ -113,7 +114,7 @@ def test_imported_first_it_is_still_named(fastapi_style: Path) -> None:
 def test_a_container_package_of_the_project_is_named(tmp_path: Path) -> None:
     (tmp_path / "container").mkdir()
     (tmp_path / "container" / "__init__.py").write_text("from mcp_adapter import Tool\n")
-    done = _python(["-c", "import mcp_adapter"], tmp_path)
+    done = run_python(["-c", "import mcp_adapter"], tmp_path)
     assert done.returncode == 1
     folder = tmp_path.resolve() / "container"
     assert f"ShadowedPackageError: import 'container' finds {folder / '__init__.py'}" in done.stderr
@@ -127,7 +128,7 @@ def test_a_folder_of_that_name_that_is_no_package_hides_nothing(tmp_path: Path) 
     which never wins over a regular package."""
     (tmp_path / "container").mkdir()
     (tmp_path / "container" / "Dockerfile").write_text("FROM scratch\n")
-    done = _python(
+    done = run_python(
         ["-c", "import mcp_adapter, container; print(container.__distribution__)"], tmp_path
     )
     assert done.returncode == 0, done.stderr
@@ -156,7 +157,7 @@ def test_after_renaming_it_works(fastapi_style: Path) -> None:
     greeter.write_text(
         greeter.read_text().replace("from schemas import", "from app_schemas import")
     )
-    assert _python(["greeter.py"], fastapi_style).stdout == "served\n"
+    assert run_python(["greeter.py"], fastapi_style).stdout == "served\n"
     done = run_cli(["check", "greeter:Greeter"], cwd=fastapi_style)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "greeter:Greeter: ok (1 tool, 0 resources, 0 prompts)\n"

@@ -1,5 +1,6 @@
 """The wheel as the index would get it, built by ``uv build`` from this tree, installed into a
-fresh virtual environment (no network: the locked dependencies come from uv's cache).
+fresh virtual environment with the locked dependencies (``uv sync --frozen``: from uv's
+cache when the README's set-up filled it, else from the lock's URLs).
 
 It is named ``mcp-adapter-di``, carries the license, the project's links, classifiers
 and keywords, and a README whose every link works on the index (absolute). Installed
@@ -10,10 +11,12 @@ named by ``import mcp_adapter``, with the fix.
 from __future__ import annotations
 
 import email.parser
+import fnmatch
 import os
 import re
 import subprocess
 import sys
+import tarfile
 import venv
 import zipfile
 from dataclasses import dataclass
@@ -38,9 +41,11 @@ def uv() -> str:
     return needs.command("uv", "install uv (README's commands install it in build/uv)")
 
 
-def _run(command: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def _run(
+    command: list[str], cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(
-        command, cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT, check=False
+        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False
     )
     assert done.returncode == 0, f"{command}\n{done.stdout}\n{done.stderr}"
     return done
@@ -51,6 +56,8 @@ class Built:
     wheel: Path
     metadata: Message
     names: list[str]
+    sdist_names: list[str]
+    """The source distribution's files, without the folder they are all in."""
 
     @property
     def readme(self) -> str:
@@ -61,14 +68,52 @@ class Built:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """The source distribution, and the wheel built from it (``uv build`` does both, as a
+    release would): what the wheel needs must be in the sdist."""
     out = tmp_path_factory.mktemp("dist")
-    _run([uv(), "build", "--wheel", "--offline", "--quiet", "--out-dir", str(out), str(REPO)])
+    _run([uv(), "build", "--quiet", "--out-dir", str(out), str(REPO)])
     (wheel,) = out.glob("*.whl")
+    (sdist,) = out.glob("*.tar.gz")
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
         (metadata_name,) = [n for n in names if n.endswith(".dist-info/METADATA")]
         metadata = email.parser.Parser().parsestr(archive.read(metadata_name).decode())
-    return Built(wheel, metadata, names)
+    with tarfile.open(sdist) as archive:
+        sdist_names = [
+            member.name.split("/", 1)[1] for member in archive.getmembers() if member.isfile()
+        ]
+    return Built(wheel, metadata, names, sdist_names)
+
+
+def test_the_sdist_holds_the_source_and_what_its_users_read(built: Built) -> None:
+    """The package's source (every file git tracks under ``src/``), the project's
+    metadata, README, license and changelog; not the lock, the tests, the docs, the
+    examples nor the benchmarks (and their images), which need the repository."""
+    source = sorted(name for name in built.sdist_names if name.startswith("src/"))
+    assert source == _tracked("src")
+    assert set(built.sdist_names) - set(source) == {
+        "PKG-INFO",
+        "pyproject.toml",
+        "README.md",
+        "LICENSE",
+        "CHANGELOG.md",
+        ".gitignore",
+    }
+
+
+def _tracked(folder: str) -> list[str]:
+    """The project's files under ``folder``: git's list in a checkout, else the folder's
+    files but Python's caches."""
+    if not (REPO / ".git").exists():
+        return sorted(
+            path.relative_to(REPO).as_posix()
+            for path in (REPO / folder).rglob("*")
+            if path.is_file() and "__pycache__" not in path.parts
+        )
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", folder], cwd=REPO, capture_output=True, check=True, timeout=60
+    ).stdout.decode()
+    return sorted(filter(None, listed.split("\0")))
 
 
 def test_the_wheel_is_named_mcp_adapter_di(built: Built) -> None:
@@ -77,7 +122,7 @@ def test_the_wheel_is_named_mcp_adapter_di(built: Built) -> None:
     assert built.metadata["License-Expression"] == "MIT"
     assert "mcp_adapter_di-0.1.0.dist-info/licenses/LICENSE" in built.names
     tops = {name.split("/")[0] for name in built.names if "dist-info" not in name}
-    assert tops == {"container", "schemas", "mcp_adapter"}
+    assert tops == {"container", "schemas", "mcp_adapter", "_mcp_adapter_di.py"}
     assert "mcp_adapter/templates/tool.tmpl" in built.names
     for package in ("container", "schemas", "mcp_adapter"):
         assert f"{package}/py.typed" in built.names
@@ -108,27 +153,51 @@ def test_the_readme_on_the_index_has_no_relative_link(built: Built) -> None:
             assert (REPO / link.removeprefix(f"{REPOSITORY}/blob/main/")).exists(), link
 
 
+@pytest.mark.parametrize("page", ["README.md", "docs/getting-started.md"])
+def test_until_a_release_the_pages_say_how_to_install_from_a_checkout(
+    built: Built, page: str
+) -> None:
+    """``pip install mcp-adapter-di`` needs a release on the index: meanwhile the pages
+    install the clone's folder, or the wheel ``uv build`` writes (the name matches it)."""
+    text = (REPO / page).read_text(encoding="utf-8")
+    assert f"git clone {REPOSITORY}\n" in text
+    folder = REPOSITORY.rsplit("/", 1)[1]
+    assert f"pip install './{folder}[testing]'" in text
+    assert "\nbuild/uv/bin/uv build --wheel " in text
+    wheels = re.findall(rf"^pip install (/\S+/{folder}/dist/\S+)$", text, re.M)
+    assert wheels
+    assert all(fnmatch.fnmatch(built.wheel.name, Path(wheel).name) for wheel in wheels)
+
+
 @pytest.fixture(scope="module")
 def installed(built: Built, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh virtual environment (no pip) with the wheel and its locked dependencies."""
+    """A fresh virtual environment (no pip) with the locked dependencies and the wheel.
+
+    ``uv sync --frozen`` installs the lock's packages from the lock's own URLs: from the
+    cache when the README's set-up put them there, else downloaded. (``uv pip install
+    --offline -r`` would need the index pages, which ``uv sync`` never stores: it failed
+    on every machine whose cache only the README's commands had filled.)"""
     home = tmp_path_factory.mktemp("venv")
     venv.create(home, with_pip=False)
-    python = home / "bin" / "python"
-    locked = home / "requirements.txt"
+    env = {key: value for key, value in os.environ.items() if key != "VIRTUAL_ENV"}
+    env["UV_PROJECT_ENVIRONMENT"] = str(home)
     _run(
-        [uv(), "export", "--frozen", "--no-dev", "--no-emit-project", "--no-hashes", "--quiet",
-         "--output-file", str(locked)],
+        [uv(), "sync", "--frozen", "--no-dev", "--no-install-project", "--quiet"],
         cwd=REPO,
-    )  # fmt: skip
-    _run(
-        [uv(), "pip", "install", "--offline", "--no-deps", "--quiet", "--python", str(python),
-         "-r", str(locked), str(built.wheel)],
-    )  # fmt: skip
+        env=env,
+    )
+    _run([uv(), "pip", "install", "--no-deps", "--quiet", "--python", str(home / "bin" / "python"),
+          str(built.wheel)])  # fmt: skip
     return home
 
 
-def _in(home: Path, *command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "UV")}
+def _in(
+    home: Path, *command: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        **{key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "UV")},
+        **(env or {}),
+    }
     env["VIRTUAL_ENV"] = str(home)
     return subprocess.run(
         [str(home / "bin" / command[0]), *command[1:]],
@@ -142,9 +211,14 @@ def _in(home: Path, *command: str, cwd: Path) -> subprocess.CompletedProcess[str
 
 
 def test_installed_it_runs_from_its_own_files(installed: Path, tmp_path: Path) -> None:
-    done = _in(installed, "mcp-adapter", "--version", cwd=tmp_path)
+    done = _in(
+        installed, "mcp-adapter", "--version", cwd=tmp_path, env={"PYTHONPROFILEIMPORTTIME": "1"}
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"{DISTRIBUTION} 0.1.0 (mcp 2.3.0, Python ")
+    imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines()}
+    assert "_mcp_adapter_di" in imported
+    assert not {"mcp", "mcp_adapter", "pydantic"} & imported, "--version imports the package"
     code = (
         "import mcp_adapter, schemas, container; print(mcp_adapter.__file__, schemas.__version__)"
     )
@@ -162,7 +236,7 @@ def test_another_distribution_writing_over_schemas_is_named(
     """The index's ``schemas`` (a package of the Python 2 era) installed after this one
     writes its ``schemas/__init__.py`` over this one's."""
     foreign = _foreign_schemas_wheel(tmp_path)
-    _run([uv(), "pip", "install", "--offline", "--no-deps", "--quiet", "--python",
+    _run([uv(), "pip", "install", "--no-deps", "--quiet", "--python",
           str(installed / "bin" / "python"), str(foreign)])  # fmt: skip
     site = next((installed / "lib").glob("python3*/site-packages"))
     done = _in(installed, "python", "-c", "import mcp_adapter", cwd=tmp_path)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import httpx2
 
+from mcp_adapter.cli.settings import KEYS_ENV
 from tests import needs
 from tests.serving.harness import CLI, STOP_TIMEOUT, Served, serve_process, stop
 
@@ -161,7 +162,6 @@ class Cluster:
         return f"http://127.0.0.1:{self.port}/mcp"
 
     def command(self, replica: Replica) -> list[str]:
-        keys = [part for key in self.keys for part in ("--request-state-key", key)]
         mode = ["--stateful"] if self.stateful else []
         return [
             *CLI,
@@ -174,7 +174,6 @@ class Cluster:
             self.redis.url,
             "--auth",
             VERIFIER,
-            *keys,
             *mode,
             *self.flags,
         ]
@@ -185,7 +184,12 @@ class Cluster:
             self.keys = tuple(keys)
         processes = []
         for replica in self.replicas:
-            env = {**self.env, "REPLICA": replica.name, "REPLICA_RATE_REDIS": self.redis.url}
+            env = {
+                **self.env,
+                "REPLICA": replica.name,
+                "REPLICA_RATE_REDIS": self.redis.url,
+                KEYS_ENV: ",".join(self.keys),  # out of the process list
+            }
             processes.append(serve_process(self.command(replica), env))
         for replica, process in zip(self.replicas, processes, strict=True):
             replica.served = self.stack.enter_context(process)

@@ -35,6 +35,8 @@ ISSUER = "https://auth.example.test"
 AUDIENCE = "mcp-tests"
 CLIENT_ID = "mcp-server"
 CLIENT_SECRET = "s3cret-of-the-server"
+DEEP = 200_000
+"""How deep the ``/deep`` endpoint nests its JSON: far past Python's recursion limit."""
 
 
 @dataclass
@@ -199,6 +201,11 @@ class AuthServer:
         self.jwks_calls += 1
         return Response(b'{"keys": [' + b" " * (1024 * 1024) + b"]}", media_type="application/json")
 
+    async def deep(self, _: Request) -> Response:
+        """JSON nested 200,000 deep, under the verifiers' 256 KiB cap on an answer."""
+        self.jwks_calls += 1
+        return Response(b'{"keys": ' + b"[" * DEEP, media_type="application/json")
+
     def app(self) -> Starlette:
         routes = [
             Route("/jwks", self.jwks),
@@ -208,6 +215,7 @@ class AuthServer:
             Route("/failing", self.failing, methods=["GET", "POST"]),
             Route("/garbage", self.garbage, methods=["GET", "POST"]),
             Route("/huge", self.huge, methods=["GET", "POST"]),
+            Route("/deep", self.deep, methods=["GET", "POST"]),
         ]
         return Starlette(routes=routes)
 

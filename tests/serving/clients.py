@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from typing import Any
 
 import anyio
 import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+
+from tests.serving.harness import serve_app
 
 CALL_TIMEOUT = 60
 MODES = ["auto", "legacy"]
@@ -36,3 +39,16 @@ async def connect(
 
 async def tool_names(client: Client) -> list[str]:
     return [tool.name for tool in (await client.list_tools()).tools]
+
+
+async def bearer_pings(app: Any, token: str, times: int) -> list[int]:
+    """The HTTP status of each of ``times`` pings to ``app`` (served on 127.0.0.1 at
+    ``/mcp``), each with ``token`` as its bearer token."""
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    bearer = {"Authorization": f"Bearer {token}"}
+    with serve_app(app) as base:
+        async with httpx2.AsyncClient(timeout=CALL_TIMEOUT) as http:
+            return [
+                (await http.post(f"{base}/mcp", json=ping, headers=bearer)).status_code
+                for _ in range(times)
+            ]

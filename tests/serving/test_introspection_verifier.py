@@ -26,7 +26,7 @@ from tests.serving.auth_server import (
     auth_server,
     closed_port_url,
 )
-from tests.serving.clients import CALL_TIMEOUT, MODES, connect
+from tests.serving.clients import CALL_TIMEOUT, MODES, bearer_pings, connect
 from tests.serving.harness import serve_app
 
 pytestmark = pytest.mark.anyio
@@ -183,6 +183,14 @@ async def test_an_endpoint_that_misbehaves_means_401_not_a_crash(
 ) -> None:
     check = verifier(server, path, timeout=0.2)
     assert await verify(check, server.new_token()) is None
+
+
+async def test_an_answer_nested_too_deep_means_401_and_asking_again(server: AuthServer) -> None:
+    """An answer nested far past Python's recursion limit (inside the 256 KiB cap) refuses
+    the token over HTTP; the next request with it asks again."""
+    app = http_app(AuditServer, build_container(), auth=BearerAuth(verifier(server, "/deep")))
+    assert await bearer_pings(app, server.new_token(), 2) == [401, 401]
+    assert server.jwks_calls == 2
 
 
 async def test_an_endpoint_that_is_down_means_401() -> None:

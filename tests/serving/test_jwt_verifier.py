@@ -31,7 +31,7 @@ from tests.serving.auth_server import (
     closed_port_url,
     hs256_with_secret,
 )
-from tests.serving.clients import CALL_TIMEOUT, MODES, connect
+from tests.serving.clients import CALL_TIMEOUT, MODES, bearer_pings, connect
 from tests.serving.harness import serve_app
 
 pytestmark = pytest.mark.anyio
@@ -113,12 +113,22 @@ async def test_keys_are_fetched_once_for_many_tokens(
         ({"iss": None}, "no issuer"),
         ({"exp": None}, "no expiry"),
         ({"scope": 42}, "a scope that is not a string"),
+        ({"exp": "9999999999"}, "an expiry that is a string"),
+        ({"exp": str(int(time.time()) + 3600)}, "an expiry in date, but a string"),
+        ({"nbf": True}, "a start that is a bool"),
+        ({"iat": str(int(time.time()))}, "an issue time that is a string"),
     ],
 )
 async def test_misdated_or_misaddressed_tokens_are_refused(
     server: AuthServer, rsa_key: SigningKey, changes: dict[str, Any], why: str
 ) -> None:
     assert await verify(verifier(server), rsa_key.sign(claims(**changes))) is None, why
+
+
+async def test_numeric_dates_may_have_fractions(server: AuthServer, rsa_key: SigningKey) -> None:
+    now = time.time()
+    token = rsa_key.sign(claims(iat=now - 0.5, nbf=now - 0.5, exp=now + 3600.5))
+    assert await verify(verifier(server), token) is not None
 
 
 async def test_leeway_absorbs_a_clock_difference(server: AuthServer, rsa_key: SigningKey) -> None:
@@ -239,6 +249,17 @@ async def test_an_issuer_that_misbehaves_means_401_not_a_crash(
     assert await verify(check, token) is None
     assert await verify(check, token) is None  # no second fetch within the interval: no wait
     assert server.jwks_calls == 1
+
+
+async def test_a_key_set_nested_too_deep_means_401_and_a_fetch_later(
+    server: AuthServer, rsa_key: SigningKey
+) -> None:
+    """A key set nested far past Python's recursion limit (inside the 256 KiB cap on an
+    answer) refuses the token over HTTP, and is fetched again once the interval passed."""
+    check = verifier(server, "/deep", key_refresh_interval=1e-6)
+    app = http_app(AuditServer, build_container(), auth=BearerAuth(check))
+    assert await bearer_pings(app, rsa_key.sign(claims()), 2) == [401, 401]
+    assert server.jwks_calls == 2
 
 
 async def test_an_issuer_that_is_down_means_401(rsa_key: SigningKey) -> None:

@@ -62,6 +62,46 @@ def test_the_commands_never_install_into_the_system_python(marker: str) -> None:
         assert words[:2] == [f"{BOOTSTRAP}/bin/uv", "run"], words
 
 
+SET_UP_PAGES = ("README.md", "docs/index.md", "docs/getting-started.md", "docs/cli.md")
+"""Pages whose commands run in this checkout after the README's set-up."""
+_UV_COMMAND = re.compile(r"(\S*)\buv (?:run|build|sync|pip|lock)\b")
+
+
+def bare_uv_commands(text: str) -> list[str]:
+    """``uv run ...`` (and ``build``, ``sync``, ``pip``, ``lock``) not through the set-up's
+    ``build/uv/bin/uv``: the set-up puts uv there, not on ``PATH``. (``uv add`` is for
+    the reader's own project, with the reader's uv.)"""
+    return [
+        line.strip()
+        for line in text.splitlines()
+        for prefix in _UV_COMMAND.findall(line)
+        if prefix.lstrip("`(") != f"{BOOTSTRAP}/bin/"
+    ]
+
+
+@pytest.mark.parametrize("page", SET_UP_PAGES)
+def test_commands_after_the_set_up_run_its_uv(page: str) -> None:
+    assert bare_uv_commands((REPO / page).read_text(encoding="utf-8")) == []
+
+
+def test_the_check_finds_a_bare_uv() -> None:
+    text = "read it with `uv run mkdocs serve`\nbuild/uv/bin/uv run mkdocs build\n"
+    assert bare_uv_commands(text) == ["read it with `uv run mkdocs serve`"]
+
+
+def test_the_docs_site_is_served_beside_the_demo() -> None:
+    """The README's ``mkdocs serve`` listens on loopback, on a port other than the demo's
+    (mkdocs' default, 8000, is the demo's)."""
+    lines = readme_command("docs-commands").splitlines()
+    serve, build = (shlex.split(line.split("#")[0]) for line in lines)
+    assert serve[:4] == [f"{BOOTSTRAP}/bin/uv", "run", "mkdocs", "serve"]
+    assert build == [f"{BOOTSTRAP}/bin/uv", "run", "mkdocs", "build"]
+    host, port = serve[serve.index("-a") + 1].split(":")
+    demo = steps(main_command())[-1]
+    assert host == "127.0.0.1"
+    assert port != demo[demo.index("--port") + 1]
+
+
 def test_the_benchmark_command_sets_up_uv_the_same_way() -> None:
     text = (REPO / "docs" / "performance.md").read_text(encoding="utf-8")
     setup = " && ".join(" ".join(words) for words in steps(readme_command("test-command"))[:3])

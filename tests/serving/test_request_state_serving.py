@@ -87,7 +87,8 @@ def test_a_short_key_is_refused_before_serving() -> None:
     done = run_cli(["serve", *ASK, "--http", "--port", "0", "--request-state-key", "short"])
     assert done.returncode != 0
     lines = done.stderr.strip().splitlines()
-    assert lines[0].startswith("error: --request-state-key: request-state keys must be at least 32")
+    assert lines[0].startswith("warning: --request-state-key on the command line is visible")
+    assert lines[1].startswith("error: --request-state-key: request-state keys must be at least 32")
     assert "short" not in done.stderr  # a secret, even a bad one, is not echoed
     assert "Traceback" not in done.stderr
 

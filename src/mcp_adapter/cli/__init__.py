@@ -4,17 +4,15 @@
 from __future__ import annotations
 
 import argparse
-import platform
 import sys
 import traceback
 from collections.abc import Sequence
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as installed_version
 
+from _mcp_adapter_di import version_line
 from mcp_adapter.cli import calling, check, dev, inspecting, listing, make, serve, worker
 from mcp_adapter.cli.errors import CliError
 from mcp_adapter.cli.parsing import CliParser
-from mcp_adapter.distribution import DISTRIBUTION, version
+from mcp_adapter.distribution import DISTRIBUTION, HintedImportError
 
 __all__ = ["CliError", "build_parser", "main", "version_line"]
 
@@ -36,24 +34,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--version", action="store_true", help=f"print the version of {DISTRIBUTION} and exit"
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    serve.add_parser(commands, common)
-    dev.add_parser(commands, common)
-    worker.add_parser(commands, common)
-    calling.add_parser(commands, common)
-    inspecting.add_parser(commands, common)
-    listing.add_parser(commands, common)
-    check.add_parser(commands, common)
+    for command in (serve, dev, worker, calling, inspecting, listing, check):
+        command.COMMAND.add_parser(commands, common)
     make.add_parsers(commands, common)
     return parser
-
-
-def version_line() -> str:
-    """``mcp-adapter-di 0.1.0 (mcp 2.3.0, Python 3.11.7)``: what a bug report needs."""
-    try:
-        sdk = installed_version("mcp")
-    except PackageNotFoundError:  # pragma: no cover - the SDK is a dependency
-        sdk = "?"
-    return f"{DISTRIBUTION} {version()} (mcp {sdk}, Python {platform.python_version()})"
 
 
 def _fail(exc: CliError, *, debug: bool) -> int:
@@ -80,6 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if debug:
             traceback.print_exception(exc)
         return _fail(exc, debug=debug)
+    except HintedImportError as exc:  # an extra not installed, a package shadowed
+        return _fail(CliError(exc.message, exc.hint), debug=debug)
     except KeyboardInterrupt:
         return 130
     except Exception as exc:

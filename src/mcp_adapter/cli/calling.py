@@ -13,19 +13,13 @@ from mcp import MCPError, types
 
 from mcp_adapter.cli.connecting import Reach, add_reach_arguments, connected, plain, reach_of
 from mcp_adapter.cli.errors import CliError
+from mcp_adapter.cli.parsing import Command
 
 ARGUMENTS_HINT = """for example: name=Ada count=3 'tags=["a","b"]' (or --json '{"name": "Ada"}')"""
 
 
-def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    parser = commands.add_parser(
-        "call",
-        parents=[common],
-        help="call a tool of a server (a URL, or a target run here) and print its result",
-        description="Call TOOL with the arguments given as KEY=VALUE pairs (each VALUE read as "
-        "JSON when it is JSON, else as a string) and/or one --json object, and print the "
-        "result's content. Exit 1 when the tool answers with an error result.",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``call``."""
     add_reach_arguments(parser)
     parser.add_argument("tool", metavar="TOOL", help="the tool's name")
     parser.add_argument(
@@ -47,7 +41,6 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         default="text",
         help="text: the result's content (default); json: the whole CallToolResult",
     )
-    parser.set_defaults(run=run)
 
 
 def value_of(raw: str) -> Any:
@@ -139,3 +132,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: the tool {args.tool!r} answered with an error result", file=sys.stderr)
         return 1
     return 0
+
+
+COMMAND = Command(
+    "call",
+    help="call a tool of a server (a URL, or a target run here) and print its result",
+    description="Call TOOL with the arguments given as KEY=VALUE pairs (each VALUE read as "
+    "JSON when it is JSON, else as a string) and/or one --json object, and print the "
+    "result's content. Exit 1 when the tool answers with an error result.",
+    arguments=add_arguments,
+    run=run,
+)

@@ -8,6 +8,7 @@ from typing import Any
 
 from container import Container, Lifetime, Problem, type_name
 from mcp_adapter.cli.loading import load_container, load_servable
+from mcp_adapter.cli.parsing import Command
 from mcp_adapter.cli.settings import add_container_option
 from mcp_adapter.cli.wording import count
 from mcp_adapter.compile.published import published_schema_problems
@@ -22,21 +23,10 @@ from mcp_adapter.input.questions import NOTHING
 from mcp_adapter.serving import NotServableError, catalog_of
 
 
-def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    parser = commands.add_parser(
-        "check",
-        parents=[common],
-        help="compile a server and validate its container; exit 1 on any problem",
-        description="Compile MODULE:ATTR against the container and validate every binding. "
-        "Checks that every published input and output schema, in both protocol eras, is a "
-        "valid, self-contained JSON Schema 2020-12. "
-        "Prints every problem with its dependency path and exits 1 if there is any; "
-        "warns (without failing) about tools whose annotations are unset; notes which "
-        "components may ask the client for input, and for what.",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``check``."""
     parser.add_argument("target", metavar="MODULE:ATTR", help="the server")
     add_container_option(parser)
-    parser.set_defaults(run=run)
 
 
 def unannotated(catalog: Catalog) -> list[str]:
@@ -183,3 +173,17 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"{args.target}: ok ({', '.join(counted)})")
     return 0
+
+
+COMMAND = Command(
+    "check",
+    help="compile a server and validate its container; exit 1 on any problem",
+    description="Compile MODULE:ATTR against the container and validate every binding. "
+    "Checks that every published input and output schema, in both protocol eras, is a "
+    "valid, self-contained JSON Schema 2020-12. "
+    "Prints every problem with its dependency path and exits 1 if there is any; "
+    "warns (without failing) about tools whose annotations are unset; notes which "
+    "components may ask the client for input, and for what.",
+    arguments=add_arguments,
+    run=run,
+)

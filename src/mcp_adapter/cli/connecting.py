@@ -8,7 +8,7 @@ import argparse
 import os
 import sys
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -24,6 +24,7 @@ from mcp_adapter.cli.errors import CliError
 from mcp_adapter.cli.loading import load_container, load_servable
 from mcp_adapter.cli.serve import compile_catalog
 from mcp_adapter.cli.settings import ALL_SETTINGS, CONTAINER_HELP
+from mcp_adapter.cli.sources import Setting, resolve
 from mcp_adapter.cli.wording import series
 from mcp_adapter.compiled.lifespan import StartupError
 from mcp_adapter.serving.lifespan import serve_lifespan
@@ -34,6 +35,17 @@ LEGACY = "2025-11-25"
 DEFAULT_TIMEOUT = 60.0
 SERVER_LINES = 20
 """The last lines of a stdio server's stderr shown when it stops before answering."""
+TOKEN = Setting(
+    "token",
+    "--token",
+    "text",
+    "with a URL: send Authorization: Bearer TOKEN",
+    "TOKEN",
+    secret=True,
+    credential=True,
+)
+"""The bearer token: from ``--token``, ``--token-file PATH`` or their variables, by the
+rule of ``serve``'s settings (``cli/sources.py``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +99,7 @@ def add_reach_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with a target: serve it with `mcp-adapter serve` in a subprocess and talk over stdio",
     )
-    parser.add_argument(
-        "--token", metavar="TOKEN", help="with a URL: send Authorization: Bearer TOKEN"
-    )
+    TOKEN.add_to(parser)
     parser.add_argument(
         "--protocol",
         choices=(MODERN, LEGACY),
@@ -104,13 +114,15 @@ def add_reach_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def reach_of(args: argparse.Namespace) -> Reach:
-    """The reach the flags describe; a flag that does not apply to the target is refused."""
+def reach_of(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> Reach:
+    """The reach the flags (and the token's variables) describe; a flag that does not apply
+    to the target is refused."""
+    given = resolve((TOKEN,), args, environ)
     reach = Reach(
         target=args.target,
         container=args.container,
         stdio=args.stdio,
-        token=args.token,
+        token=given.values.get("token"),
         protocol=args.protocol,
         timeout=args.timeout,
     )
@@ -126,7 +138,7 @@ def reach_of(args: argparse.Namespace) -> Reach:
             )
     elif reach.token is not None:
         raise CliError(
-            "--token only applies to a URL (streamable HTTP)",
+            f"{given.label('token')} only applies to a URL (streamable HTTP)",
             "a target runs here, in process or over stdio, where no bearer token is sent",
         )
     if not reach.timeout > 0:
@@ -212,7 +224,8 @@ def _http_refused(reach: Reach, response: httpx2.Response) -> CliError:
     status = f"HTTP {response.status_code} {response.reason_phrase}".rstrip()
     if response.status_code == 401:
         hint = (
-            "pass --token TOKEN (sent as Authorization: Bearer TOKEN)"
+            f"pass a token in {TOKEN.env} or {TOKEN.file_flag} PATH (sent as "
+            "Authorization: Bearer TOKEN)"
             if reach.token is None
             else "the token was refused: check it (and, on 403, its scopes)"
         )
@@ -234,7 +247,8 @@ def _serve_command(reach: Reach) -> StdioServerParameters:
     args = ["-P", "-m", "mcp_adapter.cli", "serve", reach.target]
     if reach.container is not None:
         args += ["--container", reach.container]
-    settings = {setting.env for setting in ALL_SETTINGS}  # it serves what `call` names only
+    # it serves what `call` names only
+    settings = {name for setting in ALL_SETTINGS for name in setting.variables}
     env = {key: value for key, value in os.environ.items() if key not in settings}
     return StdioServerParameters(command=sys.executable, args=args, env=env, cwd=os.getcwd())
 

@@ -4,10 +4,10 @@ on it."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from mcp_adapter.cli import serve
 from mcp_adapter.cli.options import ServeOptions
+from mcp_adapter.cli.parsing import Command
 from mcp_adapter.cli.settings import add_serve_arguments
 
 INSPECTOR = "npx @modelcontextprotocol/inspector"
@@ -16,19 +16,10 @@ FIXED = frozenset({"http", "reload", "identity"})
 and ``identity`` names the caller over stdio only."""
 
 
-def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    parser = commands.add_parser(
-        "dev",
-        parents=[common],
-        help="serve over HTTP, restarting on code changes, and say how to open the MCP Inspector",
-        description="Serve MODULE:ATTR (or path/to/app.py:ATTR) as `serve --http --reload` "
-        "does: every serve flag but --http, --reload and --identity (stdio only) applies. The "
-        "banner adds the command "
-        f"that opens the MCP Inspector on the server ({INSPECTOR}; Node.js needed).",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``dev``."""
     parser.add_argument("target", metavar="MODULE:ATTR", help="the server to serve")
     add_serve_arguments(parser, fixed=FIXED)
-    parser.set_defaults(run=run, http=True, reload=True, identity=None)
 
 
 def inspector_command(options: ServeOptions) -> str:
@@ -47,3 +38,16 @@ def run(args: argparse.Namespace) -> int:
     return serve.run(
         args, banner=lambda options: [f"  MCP Inspector: {inspector_command(options)}"]
     )
+
+
+COMMAND = Command(
+    "dev",
+    help="serve over HTTP, restarting on code changes, and say how to open the MCP Inspector",
+    description="Serve MODULE:ATTR (or path/to/app.py:ATTR) as `serve --http --reload` "
+    "does: every serve flag but --http, --reload and --identity (stdio only) applies. The "
+    "banner adds the command "
+    f"that opens the MCP Inspector on the server ({INSPECTOR}; Node.js needed).",
+    arguments=add_arguments,
+    run=run,
+    defaults={"http": True, "reload": True, "identity": None},
+)

@@ -14,27 +14,20 @@ from mcp import Client, MCPError, types
 from mcp_adapter.cli.connecting import Reach, add_reach_arguments, connected, plain, reach_of
 from mcp_adapter.cli.errors import CliError
 from mcp_adapter.cli.listing import describe_annotations, table
+from mcp_adapter.cli.parsing import Command
 
 MAX_PAGES = 1000
 """Pages of one listing read at most: a server whose cursors never end cannot hang it."""
 
 
-def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    parser = commands.add_parser(
-        "inspect",
-        parents=[common],
-        help="show what a server (a URL, or a target run here) offers to a client",
-        description="Connect as a client and list the server's tools, resources, resource "
-        "templates and prompts (every page), as tables or, with --json, as the protocol's "
-        "objects.",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``inspect``."""
     add_reach_arguments(parser)
     parser.add_argument(
         "--json",
         action="store_true",
         help="print the server's identity and every listed object as JSON",
     )
-    parser.set_defaults(run=run)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,3 +149,14 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("\n".join(render(offer, reach.describe())))
     return 0
+
+
+COMMAND = Command(
+    "inspect",
+    help="show what a server (a URL, or a target run here) offers to a client",
+    description="Connect as a client and list the server's tools, resources, resource "
+    "templates and prompts (every page), as tables or, with --json, as the protocol's "
+    "objects.",
+    arguments=add_arguments,
+    run=run,
+)

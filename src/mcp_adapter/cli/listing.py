@@ -12,20 +12,15 @@ from mcp import types
 
 from mcp_adapter.cli.errors import CliError
 from mcp_adapter.cli.loading import load_container, load_servable
+from mcp_adapter.cli.parsing import Command
 from mcp_adapter.cli.serve import compile_catalog, select
 from mcp_adapter.cli.settings import add_container_option, parse_toolsets
 from mcp_adapter.compiled.catalog import Catalog, CompiledResource
 from mcp_adapter.testing.client import LEGACY, MODERN, McpTestClient
 
 
-def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    parser = commands.add_parser(
-        "list",
-        parents=[common],
-        help="show a server's tools, resources and prompts",
-        description="Compile MODULE:ATTR and show its catalog as a table, or with --json "
-        "print the exact tools/list result an anonymous client receives.",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``list``."""
     parser.add_argument("target", metavar="MODULE:ATTR", help="the server")
     add_container_option(parser)
     parser.add_argument("--json", action="store_true", help="print the tools/list result")
@@ -36,7 +31,6 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         help=f"protocol era of the --json result (default {MODERN})",
     )
     parser.add_argument("--toolsets", metavar="A,B", help="only these toolsets")
-    parser.set_defaults(run=run)
 
 
 def describe_annotations(annotations: types.ToolAnnotations | None) -> str:
@@ -123,3 +117,13 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print("\n".join(render_catalog(catalog)))
     return 0
+
+
+COMMAND = Command(
+    "list",
+    help="show a server's tools, resources and prompts",
+    description="Compile MODULE:ATTR and show its catalog as a table, or with --json "
+    "print the exact tools/list result an anonymous client receives.",
+    arguments=add_arguments,
+    run=run,
+)

@@ -14,7 +14,7 @@ from mcp_adapter.cli.errors import CliError
 from mcp_adapter.compiled.catalog import Catalog
 from mcp_adapter.declare.components import Server
 from mcp_adapter.declare.request import Identity
-from mcp_adapter.distribution import DISTRIBUTION, OWN_PACKAGES, shadowing_files
+from mcp_adapter.distribution import DISTRIBUTION, OWN_PACKAGES, MissingExtra, shadowing_files
 from mcp_adapter.serving import Compilable, Servable, os_user
 
 
@@ -42,6 +42,8 @@ def load_object(spec: str, what: str) -> Any:
     module_name = module_of_file(module_part) if is_file_target(module_part) else module_part
     try:
         module = importlib.import_module(module_name)
+    except MissingExtra as exc:  # an extra the module needs is not installed
+        raise CliError(f"importing {module_name!r} failed: {exc.message}", exc.hint) from exc
     except ModuleNotFoundError as exc:
         _refuse_shadowed(exc, module_name)
         if exc.name is not None and module_name.startswith(exc.name):

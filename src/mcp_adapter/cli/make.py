@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import keyword
 import re
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from mcp_adapter.cli.errors import CliError
+from mcp_adapter.cli.parsing import Command
 from mcp_adapter.cli.safe_files import write_below
 
 
@@ -109,24 +111,29 @@ def render(kind: Kind, target: Target) -> str:
     return text.format(class_name=target.class_name, public_name=target.public_name)
 
 
+def add_arguments(kind: Kind, parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``make:mcp-KIND``."""
+    parser.add_argument("name", metavar="NAME", help="e.g. echo or support/find_ticket")
+    parser.add_argument(
+        "--path",
+        metavar="FOLDER",
+        default=kind.folder,
+        help=f"target folder (default {kind.folder})",
+    )
+    parser.add_argument("--force", action="store_true", help="overwrite an existing file")
+
+
 def add_parsers(commands: Any, common: argparse.ArgumentParser) -> None:
     for kind in KINDS:
-        parser = commands.add_parser(
+        Command(
             kind.command,
-            parents=[common],
             help=f"create a new MCP {kind.suffix} class in {kind.folder}/",
             description=f"Create {kind.folder}/NAME_{kind.suffix}.py. NAME may be nested "
             f"(support/find_ticket); it never overwrites a file unless --force.",
-        )
-        parser.add_argument("name", metavar="NAME", help="e.g. echo or support/find_ticket")
-        parser.add_argument(
-            "--path",
-            metavar="FOLDER",
-            default=kind.folder,
-            help=f"target folder (default {kind.folder})",
-        )
-        parser.add_argument("--force", action="store_true", help="overwrite an existing file")
-        parser.set_defaults(run=run, kind=kind)
+            arguments=functools.partial(add_arguments, kind),
+            run=run,
+            defaults={"kind": kind},
+        ).add_parser(commands, common)
 
 
 def run(args: argparse.Namespace) -> int:

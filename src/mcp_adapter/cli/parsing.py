@@ -1,11 +1,14 @@
 """argparse in the CLI's voice: a usage mistake is one ``error:`` line and one ``hint:``
-line (exit status 2), not argparse's usage block."""
+line (exit status 2), not argparse's usage block; and what every command's parser is
+made of (``Command``)."""
 
 from __future__ import annotations
 
 import argparse
 import re
-from typing import NoReturn
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
 
 from mcp_adapter.cli.errors import CliError
 
@@ -47,3 +50,26 @@ class CliParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise CliError(reworded(message), f"`{self.prog} --help` shows what it takes")
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One command of ``mcp-adapter``: its name, help line and description, its own
+    arguments, and what runs it (given the parsed arguments, it returns the exit status)."""
+
+    name: str
+    help: str
+    description: str
+    arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    """Values the parsed arguments carry besides the command's own."""
+
+    def add_parser(self, commands: Any, common: argparse.ArgumentParser) -> None:
+        """Add the command to ``commands`` (the top parser's sub-parsers), with the
+        options every command takes (``common``)."""
+        parser = commands.add_parser(
+            self.name, parents=[common], help=self.help, description=self.description
+        )
+        self.arguments(parser)
+        parser.set_defaults(run=self.run, **self.defaults)

@@ -24,6 +24,7 @@ from mcp_adapter.cli.loading import (
     load_servable,
 )
 from mcp_adapter.cli.options import ENV_VAR, ServeOptions
+from mcp_adapter.cli.parsing import Command
 from mcp_adapter.cli.settings import (
     add_serve_arguments,
     forget_secrets,
@@ -34,6 +35,7 @@ from mcp_adapter.cli.task_settings import deployed_tasks
 from mcp_adapter.cli.wording import count
 from mcp_adapter.compiled.catalog import Catalog, UnknownToolsetError
 from mcp_adapter.compiled.lifespan import StartupError
+from mcp_adapter.distribution import needs_extra
 from mcp_adapter.errors import CompileError
 from mcp_adapter.serving import (
     BearerAuth,
@@ -57,17 +59,10 @@ killed and started again. uvicorn's default (5) counts from the spawn, imports i
 on a loaded machine no worker ever answered in time and serve started them forever."""
 
 
-def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    parser = commands.add_parser(
-        "serve",
-        parents=[common],
-        help="serve a server over stdio (default) or streamable HTTP",
-        description="Serve MODULE:ATTR or path/to/app.py:ATTR (a Server class, a Catalog, or "
-        "an object with compile(container)) over stdio, or over streamable HTTP with --http.",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``serve``."""
     parser.add_argument("target", metavar="MODULE:ATTR", help="the server to serve")
     add_serve_arguments(parser)
-    parser.set_defaults(run=run)
 
 
 def compile_catalog(target: Any, container: Container, spec: str) -> Catalog:
@@ -170,13 +165,8 @@ def check_redis(options: ServeOptions) -> None:
         return
     import asyncio
 
-    try:
+    with needs_extra("redis", "--redis"):
         from redis.exceptions import RedisError
-    except ImportError:
-        raise CliError(
-            "--redis needs the redis package, which is not installed",
-            "pip install 'mcp-adapter-di[redis]'",
-        ) from None
 
     from mcp_adapter.stores.shared import redacted
 
@@ -435,3 +425,13 @@ def _serve_reload(options: ServeOptions, banner: Banner) -> int:
     )
     ProjectReload(config, target=uvicorn.Server(config).run, sockets=[sock]).run()
     return 0
+
+
+COMMAND = Command(
+    "serve",
+    help="serve a server over stdio (default) or streamable HTTP",
+    description="Serve MODULE:ATTR or path/to/app.py:ATTR (a Server class, a Catalog, or "
+    "an object with compile(container)) over stdio, or over streamable HTTP with --http.",
+    arguments=add_arguments,
+    run=run,
+)

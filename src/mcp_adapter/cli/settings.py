@@ -100,6 +100,7 @@ SETTINGS = (
         "start for this server's processes only)",
         "KEY",
         secret=True,
+        credential=True,
     ),
     Setting(
         "redis_url",
@@ -189,11 +190,13 @@ def options_of(args: argparse.Namespace, environ: Mapping[str, str] = os.environ
 
 
 def forget_secrets(environ: MutableMapping[str, str] = os.environ) -> None:
-    """Take the secret settings' variables (``MCP_ADAPTER_REQUEST_STATE_KEYS``) out of
-    ``environ`` once read, so no child process a tool spawns inherits them."""
+    """Take the secret settings' variables (``MCP_ADAPTER_REQUEST_STATE_KEYS``, and the
+    ``_FILE`` one naming a file that holds them) out of ``environ`` once read, so no child
+    process a tool spawns inherits them."""
     for setting in ALL_SETTINGS:
         if setting.secret:
-            environ.pop(setting.env, None)
+            for name in setting.variables:
+                environ.pop(name, None)
 
 
 def _proxies(value: str, label: str) -> tuple[str, ...]:

@@ -7,11 +7,18 @@ the setting keeps its default. An empty variable counts as unset. Repeatable fla
 (``--http``) take ``1``/``0``, ``true``/``false``, ``yes``/``no`` or ``on``/``off``.
 A value the variable cannot hold is a one-line error naming the variable; a
 secret's value is never echoed.
+
+A credential (a key, a token) may also come from a file: ``--request-state-key-file
+PATH`` or ``MCP_ADAPTER_REQUEST_STATE_KEYS_FILE=PATH`` stand for the flag and the
+variable (one of each pair at most). Given as the flag itself, it is in the command
+line, which every user of the machine reads (``ps``, ``/proc/PID/cmdline``): it still
+works, with one warning on stderr naming the safer ways.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -24,6 +31,8 @@ Kind = Literal["text", "int", "float", "switch", "list"]
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
+MAX_FILE_BYTES = 65536
+"""The most a credential's file may hold (64 KiB): more is no key or token."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,11 +44,36 @@ class Setting:
     help: str
     metavar: str | None = None
     secret: bool = False
-    """Never echoed in an error (request-state keys)."""
+    """Never echoed in an error (request-state keys, a Redis URL)."""
+    credential: bool = False
+    """A key or token, so a secret too: it may also come from a file (:attr:`file_flag`,
+    :attr:`file_env`), and given as the flag it draws a warning (the process list shows it)."""
+
+    def __post_init__(self) -> None:
+        if self.credential and not self.secret:
+            raise ValueError(f"{self.flag}: a credential is a secret too")
 
     @property
     def env(self) -> str:
         return PREFIX + self.name.upper()
+
+    @property
+    def file_flag(self) -> str:
+        return f"{self.flag}-file"
+
+    @property
+    def file_env(self) -> str:
+        return f"{self.env}_FILE"
+
+    @property
+    def forms(self) -> tuple[tuple[str, str], ...]:
+        """``(flag, variable)`` pairs that give it: its own, and a credential's file's."""
+        own = ((self.flag, self.env),)
+        return (*own, (self.file_flag, self.file_env)) if self.credential else own
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        return tuple(env for _, env in self.forms)
 
     def add_to(self, parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
         """The flag, with no default of its own: ``None`` when not given, so the
@@ -57,6 +91,15 @@ class Setting:
             kind = {"text": str, "int": int, "float": float}[self.kind]
             parser.add_argument(
                 self.flag, dest=self.name, type=kind, metavar=self.metavar, help=help_text
+            )
+        if self.credential:
+            lines = " (one per line)" if self.kind == "list" else ""
+            parser.add_argument(
+                self.file_flag,
+                dest=f"{self.name}_file",
+                metavar="PATH",
+                help=f"{self.flag} read from this file{lines}, out of the process list "
+                f"(env {self.file_env})",
             )
 
     def parse(self, raw: str) -> Any:
@@ -84,6 +127,25 @@ class Setting:
             except ValueError:
                 self._refuse(text, "is not a number")
         return text
+
+    def read(self, path: str, label: str) -> Any:
+        """The value the file at ``path`` holds, as the variable would (a list: one per
+        line, or comma-separated); ``label`` names where the path came from."""
+        try:
+            with open(path, "rb") as file:
+                data = file.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            raise CliError(f"{label}: {exc.strerror or exc}") from None
+        if len(data) > MAX_FILE_BYTES:
+            raise CliError(f"{label} holds more than {MAX_FILE_BYTES} bytes: no {self.flag}")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise CliError(f"{label} is not UTF-8 text") from None
+        value = self.parse(",".join(text.splitlines()) if self.kind == "list" else text)
+        if value is None:
+            raise CliError(f"{label} is empty")
+        return value
 
     def _refuse(self, text: str, why: str) -> None:
         shown = self.env if self.secret else f"{self.env}={text!r}"
@@ -114,22 +176,50 @@ class Resolved:
 def resolve(
     settings: tuple[Setting, ...], args: argparse.Namespace, environ: Mapping[str, str]
 ) -> Resolved:
-    """Each setting from its flag, else its variable; the flag's variable is not read."""
+    """Each setting from its flag, else its variable; the flag's variable is not read.
+    A credential given as its flag is warned about, once, on stderr."""
     values: dict[str, Any] = {}
     origins: dict[str, str] = {}
     for setting in settings:
-        value = getattr(args, setting.name)
-        origin = setting.flag
-        if value is None:
-            raw = environ.get(setting.env)
-            value = None if raw is None else setting.parse(raw)
-            origin = setting.env
+        value, origin = _given(setting, args, environ)
         if value is not None:
             values[setting.name] = value
             origins[setting.name] = origin
+            if setting.credential and origin == setting.flag:
+                print(
+                    f"warning: {setting.flag} on the command line is visible to every user "
+                    f"of this machine (ps); give it as {setting.env} or {setting.file_flag} "
+                    "PATH",
+                    file=sys.stderr,
+                    flush=True,
+                )
     return Resolved(
         values,
         origins,
         secrets=frozenset(s.name for s in settings if s.secret),
         flags={s.name: s.flag for s in settings},
     )
+
+
+def _given(
+    setting: Setting, args: argparse.Namespace, environ: Mapping[str, str]
+) -> tuple[Any, str]:
+    """The setting's value (``None``: not given) and the flag or variable that gave it."""
+    value = getattr(args, setting.name)
+    path = getattr(args, f"{setting.name}_file", None) if setting.credential else None
+    if value is not None and path is not None:
+        raise CliError(f"{setting.flag} and {setting.file_flag} are both given", "give one of them")
+    if value is not None:
+        return value, setting.flag
+    if path is not None:
+        return setting.read(path, f"{setting.file_flag} {path}"), setting.file_flag
+    raw = environ.get(setting.env)
+    value = None if raw is None else setting.parse(raw)
+    if not setting.credential:
+        return value, setting.env
+    path = (environ.get(setting.file_env) or "").strip()
+    if not path:
+        return value, setting.env
+    if value is not None:
+        raise CliError(f"{setting.env} and {setting.file_env} are both set", "set one of them")
+    return setting.read(path, f"{setting.file_env}={path}"), setting.file_env

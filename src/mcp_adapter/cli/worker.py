@@ -7,11 +7,11 @@ import argparse
 import asyncio
 import os
 from collections.abc import Mapping
-from typing import Any
 
 from container import Container
 from mcp_adapter.cli.errors import CliError
 from mcp_adapter.cli.options import ServeOptions
+from mcp_adapter.cli.parsing import Command
 from mcp_adapter.cli.serve import check_redis, load_catalog, redis_of, startup_failed, status
 from mcp_adapter.cli.settings import ALL_SETTINGS, SETTINGS, forget_secrets, options_of
 from mcp_adapter.compiled.catalog import Catalog
@@ -30,21 +30,11 @@ SHUTDOWN_MARGIN = 10.0
 ``Tasks.shutdown_grace``) before it exits anyway."""
 
 
-def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    parser = commands.add_parser(
-        "worker",
-        parents=[common],
-        help="run a server's task tools from Redis, with no MCP endpoint",
-        description="Run the task bodies of MODULE:ATTR (the server `serve` serves, the same "
-        "target) from the Redis its replicas share; `serve --enqueue-only` then runs none. "
-        "SIGTERM or SIGINT stops it as Server.tasks says: running bodies are cancelled "
-        "(on_shutdown='cancel') or awaited up to shutdown_grace ('drain'), their scopes "
-        "closed.",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``worker``."""
     parser.add_argument("target", metavar="MODULE:ATTR", help="the server whose tasks to run")
     for setting in WORKER_SETTINGS:
         setting.add_to(parser)
-    parser.set_defaults(run=run)
 
 
 def worker_options(
@@ -117,3 +107,16 @@ async def _work(options: ServeOptions, catalog: Catalog, container: Container) -
                 await stopped.wait()
                 status(f"worker of {catalog.name!r}: stopping ({catalog.tasks.on_shutdown})")
                 held.shutting_down()
+
+
+COMMAND = Command(
+    "worker",
+    help="run a server's task tools from Redis, with no MCP endpoint",
+    description="Run the task bodies of MODULE:ATTR (the server `serve` serves, the same "
+    "target) from the Redis its replicas share; `serve --enqueue-only` then runs none. "
+    "SIGTERM or SIGINT stops it as Server.tasks says: running bodies are cancelled "
+    "(on_shutdown='cancel') or awaited up to shutdown_grace ('drain'), their scopes "
+    "closed.",
+    arguments=add_arguments,
+    run=run,
+)

@@ -1,14 +1,17 @@
-"""MCP Apps at compile time: a tool's ``ui`` becomes its ``_meta.ui``, and the view it
-names must be a resource of the same server served as ``APP_MIME_TYPE``."""
+"""MCP Apps at compile time: a tool's ``ui`` becomes its ``_meta.ui``, the view it names
+must be a resource of the same server served as ``APP_MIME_TYPE``, and a tool only its
+view calls exists only for clients that negotiated the extension (``APP_ONLY``)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from container import Problem
+from container import Container, Problem
+from mcp_adapter.compile.parts import policy_hooks
 from mcp_adapter.compiled.catalog import CompiledResource, CompiledTool
-from mcp_adapter.declare.apps import APP_MIME_TYPE, ToolUI
+from mcp_adapter.declare.apps import APP_MIME_TYPE, APP_ONLY, ToolUI, app_only
 from mcp_adapter.errors import problem
 
 _VISIBILITY = frozenset({"model", "app"})
@@ -70,6 +73,20 @@ def view_of(tool: CompiledTool) -> str | None:
     ui = (tool.modern.meta or {}).get("ui")
     uri = ui.get("resourceUri") if isinstance(ui, Mapping) else None
     return uri if isinstance(uri, str) else None
+
+
+def for_apps_only(
+    tool: CompiledTool, container: Container, problems: list[Problem]
+) -> CompiledTool:
+    """``tool``, and when only its view calls it (``visibility=("app",)``), with the
+    ``APP_ONLY`` rule asked before every other: for a client that did not negotiate MCP
+    Apps it is hidden (left out of listings, a call answered as for an unknown tool), by
+    the visibility hooks every path of a call already asks (``tools/list``, ``tools/call``,
+    a task's start, tools put on an SDK server)."""
+    if not app_only(tool.modern.meta):
+        return tool
+    rule = policy_hooks((APP_ONLY,), f"tool {tool.name!r}", container, problems)
+    return dataclasses.replace(tool, hooks=tool.hooks.within(rule))
 
 
 def view_problems(

@@ -24,6 +24,7 @@ from mcp_adapter.compile.handlers import (
     plan_handler,
 )
 from mcp_adapter.compile.middleware import is_async_callable, plan_layers
+from mcp_adapter.compile.resolvers import Resolvers
 from mcp_adapter.compiled import context as context_values
 from mcp_adapter.compiled.catalog import Hooks
 from mcp_adapter.compiled.handlers import HandlerPlan, Layer, Source
@@ -78,29 +79,6 @@ def builder(cls: type, container: Container, problems: list[Problem]) -> tuple[A
 HIDDEN_NEVER_ASKS = (
     "it decides whether the component exists for this caller, and a hidden component must never ask"
 )
-
-
-def class_hooks(
-    cls: type,
-    kind: str,
-    name: str,
-    container: Container,
-    problems: list[Problem],
-    resolvers: Resolving | None = None,
-) -> Hooks:
-    """A component class's ``policies``, then its ``shouldRegister`` and ``authorize``
-    methods, planned (``authorize`` may take resolved parameters, from ``resolvers``)."""
-    plans: dict[str, HandlerPlan | None] = {}
-    for hook in (SHOULD_REGISTER, AUTHORIZE):
-        if hook == SHOULD_REGISTER:
-            plan, found = plan_handler(cls, hook, container, optional=True, why=HIDDEN_NEVER_ASKS)
-        else:
-            plan, found = plan_handler(cls, hook, container, optional=True, resolvers=resolvers)
-        problems.extend(found)
-        plans[hook] = plan
-    own = Hooks(should_register=_one(plans[SHOULD_REGISTER]), authorize=_one(plans[AUTHORIZE]))
-    where = f"{kind} {name!r}"
-    return own.within(policy_hooks(getattr(cls, "policies", ()), where, container, problems))
 
 
 def _one(plan: HandlerPlan | None) -> tuple[HandlerPlan, ...]:
@@ -280,10 +258,19 @@ def class_parts(
     problems: list[Problem],
     resolvers: Resolving | None = None,
 ) -> Parts:
-    """The parts of a component declared by a class: its hook methods, ``middleware`` and
-    ``timeout`` attributes, and its constructor's plan (``resolvers``: its handler's, which
-    its ``authorize`` may take too)."""
-    hooks = class_hooks(cls, kind, name, container, problems, resolvers)
+    """The parts of a component declared by a class: its ``policies``, then its
+    ``shouldRegister`` and ``authorize`` methods, planned (``authorize`` may take resolved
+    parameters, from ``resolvers``: its handler's), its ``middleware`` and ``timeout``
+    attributes, and its constructor's plan."""
+    shown, found = plan_handler(
+        cls, SHOULD_REGISTER, container, optional=True, why=HIDDEN_NEVER_ASKS
+    )
+    problems.extend(found)
+    allowed, found = plan_handler(cls, AUTHORIZE, container, optional=True, resolvers=resolvers)
+    problems.extend(found)
+    own = Hooks(should_register=_one(shown), authorize=_one(allowed))
+    policies = getattr(cls, "policies", ())
+    hooks = own.within(policy_hooks(policies, f"{kind} {name!r}", container, problems))
     layers = own_layers(cls, kind, name, container, problems)
     timeout = timeout_of(cls, f"{cls.__qualname__}.timeout", problems)
     cache = cache_of(cls, f"{cls.__qualname__}.cache", problems)
@@ -330,3 +317,23 @@ def completion_plan(cls: type, container: Container, problems: list[Problem]) ->
     )
     problems.extend(found)
     return plan
+
+
+def named_plans(
+    cls: type,
+    kind: str,
+    name: str,
+    names: Sequence[str],
+    container: Container,
+    problems: list[Problem],
+) -> tuple[HandlerPlan | None, Parts, HandlerPlan | None]:
+    """The plans of a component whose ``handle()`` takes named arguments (a prompt's
+    declared arguments, a resource's URI variables): its handler's (resolved parameters
+    included), its parts, and its ``complete()``'s."""
+    resolvers = Resolvers(container, argument_names=names)
+    handler, found = plan_handler(
+        cls, "handle", container, argument_names=names, resolvers=resolvers
+    )
+    problems.extend(found)
+    parts = class_parts(cls, kind, name, container, problems, resolvers)
+    return handler, parts, completion_plan(cls, container, problems)

@@ -6,15 +6,12 @@ from __future__ import annotations
 from mcp import types
 
 from container import Container, Problem
-from mcp_adapter.compile.handlers import plan_handler
 from mcp_adapter.compile.parts import (
-    class_parts,
-    completion_plan,
     converters,
     description_of,
     name_of,
+    named_plans,
 )
-from mcp_adapter.compile.resolvers import Resolvers
 from mcp_adapter.compiled.catalog import CompiledPrompt
 from mcp_adapter.declare.components import Prompt
 from mcp_adapter.errors import problem
@@ -30,13 +27,7 @@ def compile_prompt(
     names = [argument.name for argument in arguments]
     if len(set(names)) != len(names):
         problems.append(problem((cls.__qualname__,), "duplicate prompt argument names"))
-    resolvers = Resolvers(container, argument_names=names)
-    handler, found = plan_handler(
-        cls, "handle", container, argument_names=names, resolvers=resolvers
-    )
-    problems.extend(found)
-    parts = class_parts(cls, "prompt", name, container, problems, resolvers)
-    completion = completion_plan(cls, container, problems)
+    handler, parts, completion = named_plans(cls, "prompt", name, names, container, problems)
     if handler is not None:
         unreceived = [n for n in names if n not in handler.arguments]
         if unreceived:

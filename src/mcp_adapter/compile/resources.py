@@ -11,15 +11,12 @@ from mcp.server.mcpserver import ResourceSecurity
 from mcp.shared.uri_template import InvalidUriTemplate, UriTemplate
 
 from container import Container, Problem
-from mcp_adapter.compile.handlers import plan_handler
 from mcp_adapter.compile.parts import (
-    class_parts,
-    completion_plan,
     converters,
     description_of,
     name_of,
+    named_plans,
 )
-from mcp_adapter.compile.resolvers import Resolvers
 from mcp_adapter.compile.uri_overlap import non_empty_variables
 from mcp_adapter.compiled.catalog import CompiledResource
 from mcp_adapter.declare.components import Resource
@@ -72,13 +69,7 @@ def compile_resource(
     template = _template(cls, problems)
     variables = template.variable_names if template is not None else []
     _security(cls, variables, problems)
-    resolvers = Resolvers(container, argument_names=variables)
-    handler, found = plan_handler(
-        cls, "handle", container, argument_names=variables, resolvers=resolvers
-    )
-    problems.extend(found)
-    parts = class_parts(cls, "resource", name, container, problems, resolvers)
-    completion = completion_plan(cls, container, problems)
+    handler, parts, completion = named_plans(cls, "resource", name, variables, container, problems)
     if len(problems) > before or handler is None:
         return None
     missing = [v for v in variables if v not in handler.arguments]

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from mcp.server.caching import validate_cache_hints
 
 from container import Container, Problem
-from mcp_adapter.compile.apps import view_problems
+from mcp_adapter.compile.apps import for_apps_only, view_problems
 from mcp_adapter.compile.contexts import given_by, ungiven, ungiven_layers
 from mcp_adapter.compile.handles import handle_problems, with_handle
 from mcp_adapter.compile.lifespan import compile_lifespan
@@ -168,7 +168,10 @@ def compile_server(
         if tool is not None:
             tools.append(tool)
     tools.extend(extra_tools)
-    tools = [with_handle(served.apply(tool), problems) for tool in tools]
+    tools = [
+        with_handle(for_apps_only(served.apply(tool), container, problems), problems)
+        for tool in tools
+    ]
     tool_table = _unique("tool name", tools, lambda t: t.name, problems)
     resources = [
         served.apply(r)

@@ -10,10 +10,10 @@ from typing import Any
 from container import Problem
 from mcp_adapter.compiled.catalog import CompiledTool
 from mcp_adapter.declare.tasks import TASK_SUPPORT, Tasks
+from mcp_adapter.distribution import MissingExtra, install_hint, needs_extra
 from mcp_adapter.errors import problem
 from mcp_adapter.tasks.wire import EXTENSION
 
-INSTALL_HINT = "install the tasks extra: pip install 'mcp-adapter-di[tasks]'"
 URL_SCHEMES = ("memory://", "redis://", "rediss://", "redis+sentinel://", "unix://")
 
 
@@ -32,8 +32,9 @@ def task_support_of(value: Any, where: str, problems: list[Problem]) -> str:
 
 def docket_installed() -> bool:
     try:
-        import docket  # noqa: F401 - only whether it imports
-    except ImportError:
+        with needs_extra("tasks", "task tools"):
+            import docket  # noqa: F401 - only whether it imports
+    except MissingExtra:
         return False
     return True
 
@@ -82,7 +83,7 @@ def compile_tasks(
                 (where,),
                 f"the tools {names} may run as tasks, which run on Docket (pydocket), "
                 "and it is not installed",
-                INSTALL_HINT,
+                install_hint("tasks"),
             )
         )
     for tool in capable:

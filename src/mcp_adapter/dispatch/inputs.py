@@ -11,20 +11,24 @@ waits for the client, and its next round re-runs what comes before the answers, 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from mcp import types
+from mcp import MCPError, types
 
-from mcp_adapter.compiled.catalog import CompiledComponent
+from container import Scope
+from mcp_adapter.compiled.catalog import Catalog, CompiledComponent
 from mcp_adapter.compiled.handlers import HandlerPlan, Offload
 from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.dispatch.chain import Injector
+from mcp_adapter.dispatch.modes import Mode
 from mcp_adapter.dispatch.snapshot import is_modern, supports_elicitation
-from mcp_adapter.errors import ToolError
+from mcp_adapter.dispatch.threads import Threads
+from mcp_adapter.errors import ToolError, forbidden
 from mcp_adapter.input.asking import (
     Asked,
+    answered,
     input_required,
     missing_elicitation,
     no_back_channel,
@@ -134,3 +138,76 @@ def injecting(inject: Injector, inputs: Resolution) -> Injector:
         return kwargs
 
     return with_answers
+
+
+class InputPhase:
+    """Part of the dispatcher (``core.DispatchCore``): the input phase of a call, and the
+    rounds of a 2025-11-25 resource read or prompt that asks."""
+
+    catalog: Catalog
+    threads: Threads
+
+    async def _input_phase(
+        self,
+        run: Mode,
+        kind: str,
+        component: CompiledComponent,
+        ctx: Any,
+        scope: Scope,
+        request: McpRequest | None,
+        payload: Any,
+        named: Mapping[str, Any] | None,
+        retry: Retry | None,
+        roots: Sequence[tuple[str, Any]] | None = None,
+    ) -> tuple[Resolution, Any] | types.InputRequiredResult | Asked:
+        """The input phase of a call whose component takes resolved values
+        (``component.inputs``): its resolvers run and what they ask is asked
+        (``resolve_inputs``); once every answer is in, the component is built and each
+        ``authorize`` that takes answers is asked with them (a refusal is ``forbidden``).
+        ``(answers, instance)``, or this round's questions; ``roots``: only these resolved
+        parameters (a task tool's ``authorize``, before its task starts)."""
+        assert request is not None  # a component with resolvers needs the request
+        threads = self.threads
+        timeout = self.catalog.input_timeout
+        found = await resolve_inputs(
+            run, component, ctx, scope, request, payload, named, retry, threads, timeout, roots
+        )
+        if not isinstance(found, Resolution):
+            return found
+        instance = await run.aresolve(component.instance, scope)
+        if component.hooks.answered and not await allowed_with_answers(
+            run, component, instance, scope, request, found, threads
+        ):
+            raise forbidden(kind, component.name)
+        return found, instance
+
+    async def _rounds(
+        self,
+        ctx: Any,
+        what: str,
+        request: McpRequest | None,
+        one: Callable[[McpRequest | None, Retry | None], Awaitable[Any]],
+    ) -> Any:
+        """A resource read or a prompt, round after round while it asks a 2025-11-25 client
+        (each round in a scope of its own; the question goes out between them, here)."""
+        outcome = await one(request, None)
+        rounds = 1
+        while isinstance(outcome, Asked):
+            if rounds == MAX_INPUT_ROUNDS:
+                raise RuntimeError(f"{what} asked for input {MAX_INPUT_ROUNDS} times")
+            try:
+                request, retry = await self.answered(ctx, outcome)
+            except TimeoutError:
+                seconds = self.catalog.input_timeout
+                raise MCPError(
+                    types.INTERNAL_ERROR,
+                    f"The client did not answer the request for input within {seconds:g} s",
+                ) from None
+            outcome = await one(request, retry)
+            rounds += 1
+        return outcome
+
+    async def answered(self, ctx: Any, asked: Asked) -> tuple[McpRequest, Retry]:
+        """2025-11-25: ask the client what a round asked (``input.asking.answered``), each
+        question within ``Server.input_timeout``."""
+        return await answered(ctx, asked, self.catalog.input_timeout)

@@ -32,7 +32,7 @@ import functools
 import operator
 from collections.abc import Awaitable, Callable, Coroutine
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 import anyio
 import anyio.from_thread
@@ -43,25 +43,16 @@ from mcp_adapter.compiled.handlers import HandlerPlan, Offload
 from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.dispatch import results
 from mcp_adapter.dispatch.threads import Worker
+from mcp_adapter.dispatch.visibility import Visibility, verdict
 from mcp_adapter.interrupts import HandlerExited
+
+if TYPE_CHECKING:
+    from mcp_adapter.dispatch.telemetry import Traced
 
 T = TypeVar("T")
 
-
-class Dispatching(Protocol):
-    """What a mode takes from the dispatcher it runs the stages of (``core.DispatchCore``)."""
-
-    def scope(
-        self, ctx: Any, request: McpRequest | None, session: SessionScope | None = None
-    ) -> Scope: ...
-
-    async def visible(
-        self,
-        component: CompiledComponent,
-        scope: Any,
-        request: McpRequest | None,
-        threads: Offload | None = None,
-    ) -> tuple[bool, bool]: ...
+Mode: TypeAlias = "OnLoop | OnThread | OnWorker | Traced"
+"""Where the stages of one call run (the modes below), traced or not (``telemetry``)."""
 
 
 class _Stages:
@@ -103,7 +94,7 @@ class OnLoop(_Stages):
 
     call = staticmethod(HandlerPlan.invoke)
 
-    def __init__(self, dispatcher: Dispatching) -> None:
+    def __init__(self, dispatcher: Visibility) -> None:
         self.scope: Callable[..., Any] = dispatcher.scope
         self.visible: Callable[..., Awaitable[tuple[bool, bool]]] = dispatcher.visible
 
@@ -113,7 +104,7 @@ class OnThread(_Stages):
 
     __slots__ = ("dispatcher",)
 
-    def __init__(self, dispatcher: Dispatching) -> None:
+    def __init__(self, dispatcher: Visibility) -> None:
         self.dispatcher = dispatcher
 
     def scope(
@@ -150,7 +141,7 @@ class OnWorker(_Stages):
 
     __slots__ = ("dispatcher", "worker")
 
-    def __init__(self, dispatcher: Dispatching, worker: Worker) -> None:
+    def __init__(self, dispatcher: Visibility, worker: Worker) -> None:
         self.dispatcher = dispatcher
         self.worker = worker
 
@@ -199,7 +190,7 @@ class OnLoopWithWorker(OnLoop):
 
     __slots__ = ("worker",)
 
-    def __init__(self, dispatcher: Dispatching, worker: Worker) -> None:
+    def __init__(self, dispatcher: Visibility, worker: Worker) -> None:
         super().__init__(dispatcher)
         scope = self.scope
         self.scope = lambda ctx, request, session=None: _ClosedAfterWorker(
@@ -333,28 +324,6 @@ class _ClosedAfterWorker(_ClosedWithWorker):
 async def _close_shielded(scope: Scope, error: BaseException | None) -> None:
     with anyio.CancelScope(shield=True):
         await scope.aclose(error)
-
-
-def verdict(
-    component: CompiledComponent, scope: Scope, request: McpRequest | None
-) -> tuple[bool, bool]:
-    """``(registered, authorized)`` from ``sync_hooks``, on the calling thread."""
-    hooks = component.hooks
-    if not hooks.any:
-        return True, True
-    try:
-        instance = component.build(scope) if hooks.needs_instance else None
-        for plan in hooks.should_register:
-            if not plan.call_sync(instance, scope, request):
-                return False, False
-        for plan in hooks.authorize:
-            if not plan.call_sync(instance, scope, request):
-                return True, False
-    except GeneratorExit as exc:  # see mcp_adapter.interrupts.HandlerExited
-        raise HandlerExited(
-            f"a visibility hook of {component.name!r} raised GeneratorExit"
-        ) from exc
-    return True, True
 
 
 def drive(call: Callable[[], Awaitable[T]]) -> T:

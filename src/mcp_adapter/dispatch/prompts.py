@@ -20,7 +20,6 @@ from mcp_adapter.dispatch.cache_hints import hinted
 from mcp_adapter.dispatch.chain import through
 from mcp_adapter.dispatch.core import DispatchCore, Given, Mode
 from mcp_adapter.dispatch.inputs import handler_asked
-from mcp_adapter.dispatch.paging import next_cursor, page_index
 from mcp_adapter.dispatch.telemetry import Tracing
 from mcp_adapter.errors import (
     IncidentError,
@@ -40,23 +39,15 @@ class PromptCalls(DispatchCore):
     async def list_prompts(
         self, ctx: Any, params: types.PaginatedRequestParams | None, given: Given | None = None
     ) -> types.ListPromptsResult:
-        self._follow()
-        if self._staged and given is None:
-            return await self._staged_listing(ctx, "prompts/list", params, self.list_prompts)
-        cursor = params.cursor if params else None
-        body = functools.partial(self._prompts, ctx, given)
-        return await self._listed(ctx, "prompts/list", cursor, body, given)
+        return await self._listing(
+            ctx, "prompts/list", params, given, self.list_prompts, self._prompts
+        )
 
     async def _prompts(
         self, ctx: Any, given: Given | None, cursor: str | None
     ) -> types.ListPromptsResult:
-        pages = self._prompt_pages
-        index = page_index(cursor, len(pages))
-        paired = [(p, p.entry) for p in pages[index]]
-        result = types.ListPromptsResult(
-            prompts=await self._filter(ctx, paired, given),
-            next_cursor=next_cursor(index, len(pages)),
-        )
+        listed, index, after = await self._visible_page(ctx, given, cursor, self._prompt_pages)
+        result = types.ListPromptsResult(prompts=listed, next_cursor=after)
         return hinted(result, self._prompt_hints[index])
 
     async def get_prompt(
@@ -105,7 +96,7 @@ class PromptCalls(DispatchCore):
         ) -> types.GetPromptResult | types.InputRequiredResult | Asked:
             async with run.scope(ctx, request) as scope:
                 if prompt.hooks.any:
-                    await self._gate(run, "prompt", prompt, scope, request)
+                    await self._gate(run.visible, "prompt", prompt, scope, request)
                 arguments = run.check(_prompt_arguments, prompt, given)
                 inputs: Resolution | None = None
                 resolved: dict[str, Any] | None = None

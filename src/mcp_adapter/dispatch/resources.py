@@ -19,7 +19,6 @@ from mcp_adapter.dispatch.cache_hints import combined, hinted
 from mcp_adapter.dispatch.core import DispatchCore, Given, Mode
 from mcp_adapter.dispatch.inflight import Place
 from mcp_adapter.dispatch.inputs import handler_asked
-from mcp_adapter.dispatch.paging import next_cursor, page_index
 from mcp_adapter.dispatch.snapshot import is_modern
 from mcp_adapter.dispatch.telemetry import Tracing
 from mcp_adapter.errors import (
@@ -41,45 +40,32 @@ class ResourceReads(DispatchCore):
     async def list_resources(
         self, ctx: Any, params: types.PaginatedRequestParams | None, given: Given | None = None
     ) -> types.ListResourcesResult:
-        self._follow()
-        if self._staged and given is None:
-            return await self._staged_listing(ctx, "resources/list", params, self.list_resources)
-        cursor = params.cursor if params else None
-        body = functools.partial(self._resources, ctx, given)
-        return await self._listed(ctx, "resources/list", cursor, body, given)
+        method = "resources/list"
+        return await self._listing(ctx, method, params, given, self.list_resources, self._resources)
 
     async def _resources(
         self, ctx: Any, given: Given | None, cursor: str | None
     ) -> types.ListResourcesResult:
-        pages = self._resource_pages
-        index = page_index(cursor, len(pages))
-        listed = await self._filter(ctx, [(r, r.entry) for r in pages[index]], given)
-        result = types.ListResourcesResult(
-            resources=[e for e in listed if isinstance(e, types.Resource)],
-            next_cursor=next_cursor(index, len(pages)),
+        pages, hints = self._resource_pages, self._resource_hints
+        listed, index, after = await self._visible_page(ctx, given, cursor, pages)
+        resources = [entry for entry in listed if isinstance(entry, types.Resource)]
+        return hinted(
+            types.ListResourcesResult(resources=resources, next_cursor=after), hints[index]
         )
-        return hinted(result, self._resource_hints[index])
 
     async def list_resource_templates(
         self, ctx: Any, params: types.PaginatedRequestParams | None, given: Given | None = None
     ) -> types.ListResourceTemplatesResult:
-        self._follow()
-        method = "resources/templates/list"
-        if self._staged and given is None:
-            return await self._staged_listing(ctx, method, params, self.list_resource_templates)
-        cursor = params.cursor if params else None
-        body = functools.partial(self._templates, ctx, given)
-        return await self._listed(ctx, method, cursor, body, given)
+        method, again = "resources/templates/list", self.list_resource_templates
+        return await self._listing(ctx, method, params, given, again, self._templates)
 
     async def _templates(
         self, ctx: Any, given: Given | None, cursor: str | None
     ) -> types.ListResourceTemplatesResult:
-        pages = self._template_pages
-        index = page_index(cursor, len(pages))
-        listed = await self._filter(ctx, [(r, r.entry) for r in pages[index]], given)
+        listed, index, after = await self._visible_page(ctx, given, cursor, self._template_pages)
         result = types.ListResourceTemplatesResult(
             resource_templates=[e for e in listed if isinstance(e, types.ResourceTemplate)],
-            next_cursor=next_cursor(index, len(pages)),
+            next_cursor=after,
         )
         return hinted(result, self._template_hints[index])
 

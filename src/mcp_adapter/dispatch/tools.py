@@ -55,12 +55,7 @@ class ToolCalls(TaskCalls):
     async def list_tools(
         self, ctx: Any, params: types.PaginatedRequestParams | None, given: Given | None = None
     ) -> types.ListToolsResult:
-        self._follow()
-        if self._staged and given is None:
-            return await self._staged_listing(ctx, "tools/list", params, self.list_tools)
-        cursor = params.cursor if params else None
-        tools = functools.partial(self._tools, ctx, given)
-        return await self._listed(ctx, "tools/list", cursor, tools, given)
+        return await self._listing(ctx, "tools/list", params, given, self.list_tools, self._tools)
 
     async def _tools(
         self, ctx: Any, given: Given | None, cursor: str | None
@@ -233,7 +228,7 @@ class ToolCalls(TaskCalls):
         session = None if held is None or held.record is None else held.record.session
         async with run.scope(ctx, request, session) as scope:
             if tool.hooks.any:
-                await self._gate(run, "tool", tool, scope, request)
+                await self._gate(run.visible, "tool", tool, scope, request)
             payload, errors = run.check_wire(tool.input.check_wire, arguments)
             if errors:
                 return invalid_arguments(errors)

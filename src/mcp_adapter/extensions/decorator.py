@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar, overload
 
 from mcp import types
@@ -17,26 +18,19 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 TOOL_MARK = "__mcp_tool__"
 MIDDLEWARE_MARK = "__mcp_tool_middleware__"
+_OPTIONS = frozenset(option.name for option in fields(ToolSpec)) - {"name", "handler"}
+"""What ``@tool`` takes besides the name: ``ToolSpec``'s fields (the handler is the function)."""
+_SEQUENCES = ("middleware", "policies")
+"""Options kept as tuples from the decoration on (a list given may change later)."""
 
 
 @dataclass(frozen=True, slots=True)
 class ToolMark:
-    """The options given to ``@tool``, stored on the function."""
+    """What ``@tool`` stored on the function: the tool's name (``None``: the function's)
+    and the other ``ToolSpec`` fields it was given."""
 
     name: str | None = None
-    title: str | None = None
-    description: str = ""
-    annotations: Annotations | None = None
-    toolset: str = ""
-    meta: Mapping[str, Any] | None = None
-    icons: Sequence[types.Icon] | None = None
-    should_register: Callable[..., Any] | None = None
-    authorize: Callable[..., Any] | None = None
-    middleware: Sequence[Any] = ()
-    timeout: float | None = None
-    policies: Sequence[Policy] = ()
-    task_support: TaskSupport = "forbidden"
-    ui: ToolUI | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
 
     def spec(
         self,
@@ -46,22 +40,13 @@ class ToolMark:
     ) -> ToolSpec:
         """The spec of ``handler``; ``bind`` turns a hook given as a function of the
         extension's class into the extension's bound method."""
-        return ToolSpec(
-            name=self.name or default_name,
-            handler=handler,
-            description=self.description,
-            title=self.title,
-            annotations=self.annotations,
-            toolset=self.toolset,
-            meta=self.meta,
-            icons=self.icons,
-            should_register=None if self.should_register is None else bind(self.should_register),
-            authorize=None if self.authorize is None else bind(self.authorize),
-            middleware=tuple(bind(layer) for layer in self.middleware),
-            timeout=self.timeout,
-            policies=tuple(self.policies),
-            task_support=self.task_support,
-            ui=self.ui,
+        spec = ToolSpec(self.name or default_name, handler, **self.options)
+        return dataclasses.replace(
+            spec,
+            should_register=None if spec.should_register is None else bind(spec.should_register),
+            authorize=None if spec.authorize is None else bind(spec.authorize),
+            middleware=tuple(bind(layer) for layer in spec.middleware),
+            policies=tuple(spec.policies),
         )
 
 
@@ -116,23 +101,7 @@ def tool(
 ) -> Callable[[F], F]: ...
 
 
-def tool(
-    name: Any = None,
-    *,
-    title: str | None = None,
-    description: str = "",
-    annotations: Annotations | None = None,
-    toolset: str = "",
-    meta: Mapping[str, Any] | None = None,
-    icons: Sequence[types.Icon] | None = None,
-    should_register: Callable[..., Any] | None = None,
-    authorize: Callable[..., Any] | None = None,
-    middleware: Sequence[Callable[..., Any]] = (),
-    timeout: float | None = None,
-    policies: Sequence[Policy] = (),
-    task_support: TaskSupport = "forbidden",
-    ui: ToolUI | None = None,
-) -> Any:
+def tool(name: Any = None, **options: Any) -> Any:
     """Mark a method of an ``McpExtension`` as a tool; ``McpExtension.tools()`` collects it.
 
     The name defaults to the function's name, the description to its docstring.
@@ -159,22 +128,11 @@ def tool(
     """
     if callable(name):
         return _mark(name, TOOL_MARK, ToolMark())
-    mark = ToolMark(
-        name=name,
-        title=title,
-        description=description,
-        annotations=annotations,
-        toolset=toolset,
-        meta=meta,
-        icons=icons,
-        should_register=should_register,
-        authorize=authorize,
-        middleware=tuple(middleware),
-        timeout=timeout,
-        policies=tuple(policies),
-        task_support=task_support,
-        ui=ui,
-    )
+    unknown = sorted(options.keys() - _OPTIONS)
+    if unknown:
+        raise TypeError(f"tool() got an unexpected keyword argument {unknown[0]!r}")
+    given = {key: tuple(value) if key in _SEQUENCES else value for key, value in options.items()}
+    mark = ToolMark(name, given)
 
     def decorate(function: F) -> F:
         return _mark(function, TOOL_MARK, mark)

@@ -1,8 +1,9 @@
 """``Notifier``: the service that announces "this changed" to the clients that listen.
 
-One per container (the adapter binds it when it compiles a server against the
-container), resolvable by type anywhere: handlers, hooks, middleware, the
-server's lifespan, background code. It publishes typed events on the SDK's
+One per container, resolvable by type anywhere and at any time: handlers, hooks,
+middleware, the server's lifespan, background code, before a server is compiled
+against the container as well as after (it is autowired as a singleton, and
+compiling pins that one). It publishes typed events on the SDK's
 ``SubscriptionBus`` of every server serving the container; each server delivers
 them to the clients that asked, in their protocol era, and only what each may
 see (``mcp_adapter.notifications.listen``, ``mcp_adapter.notifications.sessions``).
@@ -24,7 +25,7 @@ from mcp.shared.subscriptions import (
     ToolsListChanged,
 )
 
-from container import Container
+from container import Container, Lifetime
 from mcp_adapter.notifications.threads import DONE, reach, running_loop
 
 
@@ -42,11 +43,16 @@ class Notifier:
     Each method returns an awaitable: ``await notifier.tool_list_changed()`` in
     async code; in a sync handler (a worker thread) or any other thread, the
     plain call ``notifier.tool_list_changed()`` publishes before it returns.
-    With no server serving (no client can listen), a call does nothing.
+    With no server serving (no client can listen), a call does nothing: the
+    announcement is dropped, not kept for a server that starts later.
 
     >>> import anyio
     >>> anyio.run(lambda: Notifier().resource_updated("notes://1"))  # nobody listens: a no-op
     """
+
+    __lifetime__ = Lifetime.SINGLETON
+    """One per container, also when nothing bound it: ``container.get(Notifier)`` before
+    a server is compiled gives the one that server's buses are attached to."""
 
     def __init__(self) -> None:
         self._outlets: dict[int, tuple[_Outlet, int]] = {}
@@ -116,10 +122,12 @@ class Notifier:
 
 
 def notifier_of(container: Container) -> Notifier | None:
-    """The container's ``Notifier``, bound on first use (``container.instance``); ``None``
-    when a test put something else in its place (then nothing is published on a bus)."""
+    """The container's ``Notifier``, the one ``container.get(Notifier)`` gave before (or a
+    new one), pinned on first use (``container.instance``: it outlives ``close()``);
+    ``None`` when a test put something else in its place (then nothing is published on a
+    bus)."""
     if container.binding(Notifier) is None:
-        notifier = Notifier()
+        notifier = container.get(Notifier)
         container.instance(Notifier, notifier)
         return notifier
     found = container.get(Notifier)

@@ -2,8 +2,9 @@
 (ASGI), with bearer auth and its token verifiers (JWT, introspection), limits, sessions,
 resumable streams and toolsets."""
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from mcp_adapter.lazy_exports import on_first_use
 from mcp_adapter.serving.auth import BearerAuth
 from mcp_adapter.serving.events import (
     EventLog,
@@ -29,22 +30,13 @@ if TYPE_CHECKING:
     from mcp_adapter.serving.jwt_verifier import JwtVerifier
 
 _ON_FIRST_USE = {
-    "IntrospectionVerifier": "mcp_adapter.serving.introspection",
-    "JwtVerifier": "mcp_adapter.serving.jwt_verifier",
+    "mcp_adapter.serving.introspection": ("IntrospectionVerifier",),
+    "mcp_adapter.serving.jwt_verifier": ("JwtVerifier",),
 }
 """Imported when first asked for: pyjwt and its X.509 support cost every process that
 serves without them a share of its start-up."""
 
-
-def __getattr__(name: str) -> Any:
-    module = _ON_FIRST_USE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = on_first_use(globals(), _ON_FIRST_USE)
 
 
 __all__ = [

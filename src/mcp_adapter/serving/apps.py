@@ -1,12 +1,14 @@
 """MCP Apps on the SDK's server: the extension declared under ``capabilities.extensions``
 when some tool names a view (through ``tasks.extension.install``, as every protocol
 extension), and ``_meta.ui`` and the ``ui://`` views listed only to clients that
-negotiated it (reading a view stays open to every client, as the extension allows)."""
+negotiated it (reading a view stays open to every client, as the extension allows). A
+tool only its view calls is not listed to the others at all: the visibility rule it was
+given when it compiled (``compile.apps.for_apps_only``) hides it, as any hidden tool."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from mcp import types
 from mcp.server import Server as SdkServer
@@ -18,6 +20,7 @@ from mcp_adapter.declare.apps import is_view, supports_apps, without_view
 from mcp_adapter.dispatch import Dispatcher
 from mcp_adapter.tasks.extension import install
 
+Listed = TypeVar("Listed", bound=types.Result)
 ListTools = Callable[[Any, types.PaginatedRequestParams | None], Awaitable[types.ListToolsResult]]
 ListResources = Callable[
     [Any, types.PaginatedRequestParams | None], Awaitable[types.ListResourcesResult]
@@ -42,20 +45,16 @@ def declare_apps(server: SdkServer[Any], catalog: Catalog) -> None:
 
 def tools_listing(catalog: Catalog, dispatcher: Dispatcher) -> ListTools:
     """The ``tools/list`` handler: the dispatcher's, with ``_meta.ui`` removed for a
-    client that did not negotiate MCP Apps. A catalog without views gets the
-    dispatcher's own handler: nothing is added to its listings."""
+    client that did not negotiate MCP Apps (the app-only tools are already left out by
+    their visibility rule). A catalog without views gets the dispatcher's own handler:
+    nothing is added to its listings."""
     if not has_views(catalog):
         return dispatcher.list_tools
 
-    async def list_tools(
-        ctx: Any, params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        listed = await dispatcher.list_tools(ctx, params)
-        if supports_apps(dispatcher.request(ctx)):
-            return listed
-        return listed.model_copy(update={"tools": [without_view(t) for t in listed.tools]})
+    def shown(tools: list[types.Tool]) -> list[types.Tool]:
+        return [without_view(tool) for tool in tools]
 
-    return list_tools
+    return _for_apps(dispatcher, dispatcher.list_tools, "tools", shown)
 
 
 def has_view_resources(catalog: Catalog) -> bool:
@@ -75,22 +74,31 @@ def resources_listing(
     if not has_view_resources(catalog):
         return dispatcher.list_resources, dispatcher.list_resource_templates
 
-    async def list_resources(
-        ctx: Any, params: types.PaginatedRequestParams | None
-    ) -> types.ListResourcesResult:
-        listed = await dispatcher.list_resources(ctx, params)
-        if supports_apps(dispatcher.request(ctx)):
-            return listed
-        shown = [entry for entry in listed.resources if not is_view(str(entry.uri))]
-        return listed.model_copy(update={"resources": shown})
+    def resources(entries: list[types.Resource]) -> list[types.Resource]:
+        return [entry for entry in entries if not is_view(str(entry.uri))]
 
-    async def list_templates(
-        ctx: Any, params: types.PaginatedRequestParams | None
-    ) -> types.ListResourceTemplatesResult:
-        listed = await dispatcher.list_resource_templates(ctx, params)
-        if supports_apps(dispatcher.request(ctx)):
-            return listed
-        shown = [entry for entry in listed.resource_templates if not is_view(entry.uri_template)]
-        return listed.model_copy(update={"resource_templates": shown})
+    def templates(entries: list[types.ResourceTemplate]) -> list[types.ResourceTemplate]:
+        return [entry for entry in entries if not is_view(entry.uri_template)]
 
-    return list_resources, list_templates
+    return (
+        _for_apps(dispatcher, dispatcher.list_resources, "resources", resources),
+        _for_apps(dispatcher, dispatcher.list_resource_templates, "resource_templates", templates),
+    )
+
+
+def _for_apps(
+    dispatcher: Dispatcher,
+    listing: Callable[[Any, types.PaginatedRequestParams | None], Awaitable[Listed]],
+    field: str,
+    shown: Callable[[Any], list[Any]],
+) -> Callable[[Any, types.PaginatedRequestParams | None], Awaitable[Listed]]:
+    """``listing`` as it is for a client that negotiated MCP Apps; for any other, with
+    its ``field`` (the listed entries) through ``shown``."""
+
+    async def listed(ctx: Any, params: types.PaginatedRequestParams | None) -> Listed:
+        result = await listing(ctx, params)
+        if supports_apps(dispatcher.request(ctx)):
+            return result
+        return result.model_copy(update={field: shown(getattr(result, field))})
+
+    return listed

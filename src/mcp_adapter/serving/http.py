@@ -23,7 +23,7 @@ from mcp_adapter.serving.auth import BearerAuth, app_middleware
 from mcp_adapter.serving.endpoint import endpoint, session_manager
 from mcp_adapter.serving.events import Resumability
 from mcp_adapter.serving.host_security import default_transport_security
-from mcp_adapter.serving.lifespan import serve_lifespan
+from mcp_adapter.serving.lifespan import transport_lifespan
 from mcp_adapter.serving.limits import HttpLimits
 from mcp_adapter.serving.lowlevel import build_sdk_server, uses_handles
 from mcp_adapter.serving.replicas import Readiness, bus_of, resumability_of, shared_redis
@@ -172,11 +172,10 @@ def http_app(
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         async with AsyncExitStack() as stack:
-            if run_lifespan:
-                startup = serve_lifespan(catalog, container, close_container=close_container)
-                await stack.enter_async_context(startup)
-            elif close_container:
-                stack.push_async_callback(container.aclose)
+            served = transport_lifespan(
+                catalog, container, run_lifespan=run_lifespan, close_container=close_container
+            )
+            await stack.enter_async_context(served)
             await stack.enter_async_context(readiness.serving())
             if uses_handles(catalog):
                 await stack.enter_async_context(handles.running())

@@ -13,7 +13,6 @@ recently used going first. Refusals are not cached.
 from __future__ import annotations
 
 import hashlib
-import math
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -28,14 +27,13 @@ from mcp_adapter.serving.token_claims import (
     DEFAULT_MAX_TOKEN_SIZE,
     DEFAULT_TIMEOUT,
     VerificationError,
+    access_token,
     check_audience,
     check_endpoint,
+    check_numeric_dates,
     check_seconds,
-    check_token_size,
     exchange_json,
-    log,
-    scopes_of,
-    string_claim,
+    vouched_for,
 )
 
 DEFAULT_CACHE_TTL = 60.0
@@ -104,22 +102,17 @@ class IntrospectionVerifier:
 
     async def verify_token(self, token: str) -> AccessToken | None:
         """The token's ``AccessToken``, or ``None`` for any token this verifier cannot vouch for."""
-        try:
-            check_token_size(token, self.max_token_size)
-            key = hashlib.sha256(token.encode()).digest()
-            cached = self._state.get(key)
-            if cached is not None:
-                return cached.model_copy(update={"token": token})
-            answer = await self._ask(token)
-            accepted = self._accept(answer)
-        except VerificationError as error:
-            log.debug("bearer token refused: %s", error)
-            return None
-        now = time.time()
-        lifetime = self.cache_ttl
-        if accepted.expires_at is not None:
-            lifetime = min(lifetime, accepted.expires_at - now)
-        self._state.put(key, accepted, lifetime)
+        return await vouched_for(token, self.max_token_size, self._verify)
+
+    async def _verify(self, token: str) -> AccessToken:
+        key = hashlib.sha256(token.encode()).digest()
+        accepted = self._state.get(key)
+        if accepted is None:
+            accepted = self._accept(await self._ask(token))
+            lifetime = self.cache_ttl
+            if accepted.expires_at is not None:
+                lifetime = min(lifetime, accepted.expires_at - time.time())
+            self._state.put(key, accepted, lifetime)
         return accepted.model_copy(update={"token": token})
 
     async def _ask(self, token: str) -> Any:
@@ -144,11 +137,9 @@ class IntrospectionVerifier:
             raise VerificationError("the introspection answer is not a JSON object")
         if answer.get("active") is not True:
             raise VerificationError("the token is not active")
+        check_numeric_dates(answer, "exp", "nbf")
         now = time.time()
         exp, nbf = answer.get("exp"), answer.get("nbf")
-        for name, value in (("exp", exp), ("nbf", nbf)):
-            if value is not None and not _is_seconds(value):
-                raise VerificationError(f"{name!r} in the answer is not a number of seconds")
         if exp is not None and exp <= now - self.leeway:
             raise VerificationError("the token has expired")
         if nbf is not None and nbf > now + self.leeway:
@@ -159,15 +150,7 @@ class IntrospectionVerifier:
         if isinstance(token_type, str) and "refresh" in token_type.lower():
             raise VerificationError("a refresh token is no access token")
         resource = check_audience(answer, tuple(self.audience), self.resource)
-        return AccessToken(
-            token="",
-            client_id=string_claim(answer, "client_id") or "",
-            scopes=scopes_of(answer),
-            expires_at=None if exp is None else int(exp),
-            resource=resource,
-            subject=string_claim(answer, "sub"),
-            claims=answer,
-        )
+        return access_token(answer, "", resource, "client_id")
 
 
 class _Answers:
@@ -199,7 +182,3 @@ class _Answers:
         self._entries.move_to_end(key)
         while len(self._entries) > self.size:
             self._entries.popitem(last=False)
-
-
-def _is_seconds(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

@@ -25,14 +25,14 @@ from mcp_adapter.serving.token_claims import (
     DEFAULT_MAX_TOKEN_SIZE,
     DEFAULT_TIMEOUT,
     VerificationError,
+    access_token,
     check_audience,
     check_endpoint,
+    check_numeric_dates,
     check_seconds,
-    check_token_size,
     exchange_json,
     log,
-    scopes_of,
-    string_claim,
+    vouched_for,
 )
 
 DEFAULT_ALGORITHMS = ("RS256", "PS256", "ES256", "EdDSA")
@@ -130,14 +130,9 @@ class JwtVerifier:
 
     async def verify_token(self, token: str) -> AccessToken | None:
         """The token's ``AccessToken``, or ``None`` for any token this verifier cannot vouch for."""
-        try:
-            return await self._verify(token)
-        except VerificationError as error:
-            log.debug("bearer token refused: %s", error)
-            return None
+        return await vouched_for(token, self.max_token_size, self._verify)
 
     async def _verify(self, token: str) -> AccessToken:
-        check_token_size(token, self.max_token_size)
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError:
@@ -159,16 +154,9 @@ class JwtVerifier:
             )
         except jwt.PyJWTError as error:
             raise VerificationError(f"{type(error).__name__}: {error}") from None
+        check_numeric_dates(claims, "exp", "nbf", "iat")  # pyjwt takes "9999999999" and True
         resource = check_audience(claims, tuple(self.audience), self.resource)
-        return AccessToken(
-            token=token,
-            client_id=string_claim(claims, "client_id", "azp") or "",
-            scopes=scopes_of(claims),
-            expires_at=int(claims["exp"]),
-            resource=resource,
-            subject=string_claim(claims, "sub"),
-            claims=claims,
-        )
+        return access_token(claims, token, resource, "client_id", "azp")
 
 
 class _KeySet:

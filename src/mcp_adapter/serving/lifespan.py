@@ -55,3 +55,20 @@ async def serve_lifespan(
             except Exception as exc:
                 raise StartupError(f"{lifespan.label} failed: {_cause(exc)}") from exc
         yield
+
+
+@asynccontextmanager
+async def transport_lifespan(
+    catalog: Catalog, container: Container, *, run_lifespan: bool, close_container: bool
+) -> AsyncIterator[None]:
+    """What a transport (``serve_stdio``, ``http_app``) runs around serving:
+    ``serve_lifespan`` with ``run_lifespan``; without it the lifespan is its caller's, and
+    the container is only closed at the end (with ``close_container``)."""
+    if run_lifespan:
+        async with serve_lifespan(catalog, container, close_container=close_container):
+            yield
+        return
+    async with AsyncExitStack() as stack:
+        if close_container:
+            stack.push_async_callback(container.aclose)
+        yield

@@ -25,7 +25,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
-from types import FrameType, TracebackType
+from types import FrameType
 from typing import Any, Self
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -100,12 +100,7 @@ class HeldSignals:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         if self._clock is not None:
             self._clock.cancel()
             self._clock = None

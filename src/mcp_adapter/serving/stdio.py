@@ -6,7 +6,6 @@ import contextvars
 import logging
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import AsyncExitStack, contextmanager
-from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, Self
 
 import anyio
@@ -29,7 +28,7 @@ from mcp_adapter.notifications import SubscriptionLimits
 from mcp_adapter.notifications.serve import BusChoice
 from mcp_adapter.sdk_compat import claim_stdin
 from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id
-from mcp_adapter.serving.lifespan import serve_lifespan
+from mcp_adapter.serving.lifespan import serve_lifespan, transport_lifespan
 from mcp_adapter.serving.limits import DEFAULT_SHUTDOWN_TIMEOUT
 from mcp_adapter.serving.lowlevel import build_sdk_server
 from mcp_adapter.serving.replicas import Readiness, bus_of, shared_redis
@@ -182,12 +181,7 @@ class AnsweringReadStream:
     async def __aenter__(self) -> Self:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
 
@@ -261,11 +255,10 @@ async def serve_stdio(
         subscription_limits=subscription_limits,
     )
     async with AsyncExitStack() as stack:
-        if run_lifespan:
-            startup = serve_lifespan(catalog, container, close_container=close_container)
-            await stack.enter_async_context(startup)
-        elif close_container:
-            stack.push_async_callback(container.aclose)
+        served = transport_lifespan(
+            catalog, container, run_lifespan=run_lifespan, close_container=close_container
+        )
+        await stack.enter_async_context(served)
         await stack.enter_async_context(readiness.serving())
         with _stdin(stdin) as lines:
             async with stdio_server(lines, stdout) as (read, write):

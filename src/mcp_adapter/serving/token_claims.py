@@ -1,5 +1,6 @@
-"""What the token verifiers share: reading scopes and audiences from claims, and one
-bounded HTTP exchange with an authorization server.
+"""What the token verifiers share: reading scopes, audiences and dates from claims, the
+``AccessToken`` they describe, turning a refusal into ``None``, and one bounded HTTP
+exchange with an authorization server.
 
 A verifier answers ``None`` for every token it cannot vouch for; nothing here raises
 past :class:`VerificationError`, which a verifier turns into ``None`` (and a log line
@@ -12,12 +13,13 @@ import json
 import logging
 import math
 import ssl
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
 import httpx2
+from mcp.server.auth.provider import AccessToken
 from mcp.shared.auth_utils import resource_url_from_server_url
 
 from mcp_adapter.serving.host_security import is_loopback
@@ -34,6 +36,20 @@ MAX_RESPONSE_SIZE = 256 * 1024
 
 class VerificationError(Exception):
     """A token could not be vouched for; ``str(error)`` says why, without the token."""
+
+
+async def vouched_for(
+    token: str, max_token_size: int, verify: Callable[[str], Awaitable[AccessToken]]
+) -> AccessToken | None:
+    """``verify(token)`` for a token of ``max_token_size`` bytes at most, or ``None`` for
+    any token that cannot be vouched for (logged with the reason, never the token): what
+    a verifier's ``verify_token`` answers."""
+    try:
+        check_token_size(token, max_token_size)
+        return await verify(token)
+    except VerificationError as error:
+        log.debug("bearer token refused: %s", error)
+        return None
 
 
 def check_endpoint(what: str, url: str, allow_http: bool) -> str:
@@ -111,6 +127,39 @@ def check_audience(
     raise VerificationError("the token was not issued for this resource (RFC 8707)")
 
 
+def check_numeric_dates(claims: Mapping[str, Any], *names: str) -> None:
+    """Refuse a date claim (``exp``, ``nbf``, ``iat``: an RFC 7519 NumericDate) that is
+    there but no finite number of seconds (a string or a bool is none)."""
+    for name in names:
+        value = claims.get(name)
+        if value is None:
+            continue
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+        ):
+            raise VerificationError(f"claim {name!r} is not a number of seconds")
+
+
+def access_token(
+    claims: dict[str, Any], token: str, resource: str | None, *client_claims: str
+) -> AccessToken:
+    """The ``AccessToken`` ``claims`` describe: the client id from the first of
+    ``client_claims`` that is a string, ``sub`` as the subject, the scopes, ``exp``, the
+    resource it was issued for, and every claim."""
+    exp = claims.get("exp")
+    return AccessToken(
+        token=token,
+        client_id=string_claim(claims, *client_claims) or "",
+        scopes=scopes_of(claims),
+        expires_at=None if exp is None else int(exp),
+        resource=resource,
+        subject=string_claim(claims, "sub"),
+        claims=claims,
+    )
+
+
 def string_claim(claims: Mapping[str, Any], *names: str) -> str | None:
     for name in names:
         value = claims.get(name)
@@ -148,8 +197,9 @@ async def exchange_json(
 
     Bounded three ways: the whole exchange (a server that drips its answer one byte
     at a time included) by ``timeout``, the body by :data:`MAX_RESPONSE_SIZE`, and
-    no redirect is followed. A refusal, a failure or a non-JSON answer raises
-    :class:`VerificationError`.
+    no redirect is followed. A refusal, a failure or an answer that is not JSON (or
+    nested too deep to parse) raises :class:`VerificationError`: the token is refused,
+    and a later token asks again.
     """
     try:
         with anyio.fail_after(timeout):
@@ -173,3 +223,5 @@ async def exchange_json(
         return json.loads(body)
     except ValueError:
         raise VerificationError(f"{url} answered something that is not JSON") from None
+    except RecursionError:  # nested deeper than Python parses (the size cap still allows it)
+        raise VerificationError(f"{url} answered JSON nested too deep to read") from None

@@ -8,8 +8,9 @@ The Redis stores are imported when first asked for: serving without Redis never
 imports ``redis``.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from mcp_adapter.lazy_exports import on_first_use
 from mcp_adapter.stores.events import EventLog, InMemoryEventLog, StoredEvent
 from mcp_adapter.stores.handles import HandleLimits, HandleStore, MemoryHandles, TooManyHandles
 from mcp_adapter.stores.rates import InMemoryRateStore, Rate, RateStore
@@ -21,22 +22,13 @@ if TYPE_CHECKING:
     from mcp_adapter.stores.shared import SharedRedis
 
 _ON_FIRST_USE = {
-    "RedisEventLog": "mcp_adapter.stores.redis_events",
-    "RedisRateStore": "mcp_adapter.stores.redis_rates",
-    "RedisSubscriptionBus": "mcp_adapter.stores.redis_bus",
-    "SharedRedis": "mcp_adapter.stores.shared",
+    "mcp_adapter.stores.redis_events": ("RedisEventLog",),
+    "mcp_adapter.stores.redis_rates": ("RedisRateStore",),
+    "mcp_adapter.stores.redis_bus": ("RedisSubscriptionBus",),
+    "mcp_adapter.stores.shared": ("SharedRedis",),
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _ON_FIRST_USE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = on_first_use(globals(), _ON_FIRST_USE)
 
 
 __all__ = [

@@ -32,7 +32,11 @@ from mcp.shared.subscriptions import (
     ServerEvent,
     ToolsListChanged,
 )
-from redis.exceptions import RedisError
+
+from mcp_adapter.distribution import needs_extra
+
+with needs_extra("redis", "the Redis subscription bus"):
+    from redis.exceptions import RedisError
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis

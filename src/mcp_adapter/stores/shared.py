@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
+from mcp_adapter.distribution import needs_extra
 from mcp_adapter.stores.events import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_BYTES_PER_STREAM,
@@ -71,12 +72,8 @@ def check_url(url: str) -> str:
 
 def client_from_url(url: str) -> Redis:
     """A ``redis.asyncio.Redis`` for ``url`` (nothing connects until the first command)."""
-    try:
+    with needs_extra("redis", "Redis support"):
         from redis.asyncio import Redis
-    except ImportError as exc:  # the optional dependency
-        raise ImportError(
-            "Redis support needs the redis package: pip install 'mcp-adapter-di[redis]'"
-        ) from exc
     client: Redis = Redis.from_url(
         check_url(url),
         socket_connect_timeout=CONNECT_TIMEOUT,
@@ -124,7 +121,8 @@ class SharedRedis:
 
     async def reachable(self) -> bool:
         """Redis answers ``PING`` (within the client's timeouts)."""
-        from redis.exceptions import RedisError
+        with needs_extra("redis", "Redis support"):
+            from redis.exceptions import RedisError
 
         try:
             return bool(await self.client.ping())

@@ -20,6 +20,7 @@ import anyio.abc
 from mcp import types
 
 from mcp_adapter.declare.tasks import Tasks
+from mcp_adapter.distribution import needs_extra
 from mcp_adapter.errors import logger
 from mcp_adapter.tasks.waiting import INPUT, Waiting, asked
 from mcp_adapter.tasks.wire import (
@@ -97,7 +98,8 @@ class TaskEngine:
         enqueues), for as long as the server serves; at the end, running bodies are
         drained (``on_shutdown="drain"``, within ``shutdown_grace``) or cancelled,
         their scopes closed. ``mcp-adapter worker`` runs exactly this, without serving."""
-        from docket import CurrentExecution, Docket, Execution, Worker
+        with needs_extra("tasks", "serving task tools"):
+            from docket import CurrentExecution, Docket, Execution, Worker
 
         async def tool_task(
             record: dict[str, Any],

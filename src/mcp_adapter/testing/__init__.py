@@ -2,15 +2,15 @@
 hypothesis strategies and the schema-separation check.
 
 ``payloads``, ``from_json_schema``, ``assert_schema_separation`` and their
-companions need ``hypothesis`` (``pip install 'mcp-adapter[testing]'``); they
+companions need ``hypothesis`` (``pip install 'mcp-adapter-di[testing]'``); they
 are imported on first use, so ``McpTestClient`` works without it.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from mcp_adapter.lazy_exports import on_first_use
 from mcp_adapter.testing.client import McpTestClient
 from mcp_adapter.testing.result import McpResult, texts_of
 from mcp_adapter.testing.tasks import TaskClient
@@ -26,25 +26,19 @@ if TYPE_CHECKING:
     )
     from mcp_adapter.testing.strategies import from_json_schema, payloads
 
-_LAZY = {
-    "McpOverride": "mcp_adapter.testing.plugin",
-    "payloads": "mcp_adapter.testing.strategies",
-    "from_json_schema": "mcp_adapter.testing.strategies",
-    "assert_schema_separation": "mcp_adapter.testing.separation",
-    "SchemaSeparationError": "mcp_adapter.testing.separation",
-    "SeparationReport": "mcp_adapter.testing.separation",
-    "injected_parameters": "mcp_adapter.testing.separation",
-    "schema_problems": "mcp_adapter.testing.separation",
+_ON_FIRST_USE = {
+    "mcp_adapter.testing.plugin": ("McpOverride",),
+    "mcp_adapter.testing.strategies": ("payloads", "from_json_schema"),
+    "mcp_adapter.testing.separation": (
+        "assert_schema_separation",
+        "SchemaSeparationError",
+        "SeparationReport",
+        "injected_parameters",
+        "schema_problems",
+    ),
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mcp_adapter.testing' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = on_first_use(globals(), _ON_FIRST_USE)
 
 
 __all__ = [

@@ -135,31 +135,25 @@ class McpTestClient:
     # -- the methods a test calls ------------------------------------------------
 
     async def tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> McpResult:
-        params: dict[str, Any] = {"name": name}
-        if arguments is not None:
-            params["arguments"] = dict(arguments)
-        return await self.request("tools/call", params)
+        return await self.request("tools/call", _named(name, arguments))
 
     async def list_tools(self, cursor: str | None = None) -> McpResult:
-        return await self.request("tools/list", {"cursor": cursor} if cursor else {})
+        return await self.request("tools/list", _page(cursor))
 
     async def read_resource(self, uri: str) -> McpResult:
         return await self.request("resources/read", {"uri": uri})
 
     async def list_resources(self, cursor: str | None = None) -> McpResult:
-        return await self.request("resources/list", {"cursor": cursor} if cursor else {})
+        return await self.request("resources/list", _page(cursor))
 
     async def list_resource_templates(self) -> McpResult:
         return await self.request("resources/templates/list", {})
 
     async def prompt(self, name: str, arguments: Mapping[str, str] | None = None) -> McpResult:
-        params: dict[str, Any] = {"name": name}
-        if arguments is not None:
-            params["arguments"] = dict(arguments)
-        return await self.request("prompts/get", params)
+        return await self.request("prompts/get", _named(name, arguments))
 
     async def list_prompts(self, cursor: str | None = None) -> McpResult:
-        return await self.request("prompts/list", {"cursor": cursor} if cursor else {})
+        return await self.request("prompts/list", _page(cursor))
 
     async def request(self, method: str, params: Mapping[str, Any] | None = None) -> McpResult:
         """Send one request (any method, any params) and return the decoded response."""
@@ -328,3 +322,13 @@ def _request_id(text: str) -> Any:
     except ValueError:
         return None
     return value.get("id") if isinstance(value, dict) else None
+
+
+def _named(name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The params of a call by name (a tool's, a prompt's), arguments when given."""
+    return {"name": name} if arguments is None else {"name": name, "arguments": dict(arguments)}
+
+
+def _page(cursor: str | None) -> dict[str, Any]:
+    """The params of a listing: its cursor, when it has one."""
+    return {"cursor": cursor} if cursor else {}

@@ -1,7 +1,7 @@
 """JSON values for a JSON Schema as pydantic writes it (a draft 2020-12 subset), as a
 hypothesis strategy: what ``payloads`` generates arguments from.
 
-This module needs ``hypothesis`` (``pip install 'mcp-adapter[testing]'``).
+This module needs ``hypothesis`` (``pip install 'mcp-adapter-di[testing]'``).
 """
 
 from __future__ import annotations
@@ -13,9 +13,13 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, TypeAlias
 
-from hypothesis import strategies as st
-from hypothesis.provisional import urls
 from pydantic import TypeAdapter
+
+from mcp_adapter.distribution import needs_extra
+
+with needs_extra("testing", __name__):
+    from hypothesis import strategies as st
+    from hypothesis.provisional import urls
 
 JsonStrategy: TypeAlias = st.SearchStrategy[Any]
 

@@ -4,7 +4,9 @@ stay out of what clients see and send.
 For every tool it checks, statically, that the published ``inputSchema`` (both
 protocol eras) is the input contract's schema and names no injected parameter
 (service, ``McpRequest``, HTTP request); then, through ``McpTestClient`` and
-real JSON-RPC serialization, that
+real JSON-RPC serialization, calling each tool as a client that supports every
+feature would (``testing.driving``: questions answered, tasks waited for, state
+handles minted), that
 
 - generated valid payloads are accepted and reach the handler, with every
   injected parameter filled by the container, never by the payload;
@@ -19,40 +21,40 @@ check needs no data and has no side effects (services are still built). With
 ``run_handlers=True`` the real handlers run on the generated payloads, and the
 check only asserts that none is rejected as invalid.
 
-Needs ``hypothesis`` (``pip install 'mcp-adapter[testing]'``).
+Needs ``hypothesis`` (``pip install 'mcp-adapter-di[testing]'``).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import secrets
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any
 
 import anyio.from_thread
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
 from mcp.server.auth.provider import AccessToken
-from pydantic import ValidationError
 
 from container import Container
 from mcp_adapter.compile.server import compile_server
-from mcp_adapter.compiled.catalog import Catalog, CompiledTool, Hooks
-from mcp_adapter.compiled.handlers import Slot, Source
+from mcp_adapter.compiled.catalog import Catalog, CompiledTool
+from mcp_adapter.compiled.handlers import Slot
 from mcp_adapter.declare.components import Server
-from mcp_adapter.declare.request import Identity, McpRequest
-from mcp_adapter.declare.response import McpResponse
-from mcp_adapter.testing.client import LEGACY, MODERN, McpTestClient, Protocol
+from mcp_adapter.declare.request import Identity
+from mcp_adapter.distribution import needs_extra
+from mcp_adapter.testing.client import LEGACY, MODERN, Protocol
+from mcp_adapter.testing.driving import Draw, Driver, driving
+from mcp_adapter.testing.probe import INJECTED, Probe, check_received, probed
 from mcp_adapter.testing.result import McpResult
-from mcp_adapter.testing.strategies import accepts, payloads, wire_validated
+from mcp_adapter.testing.strategies import accepts, payloads
 
-INJECTED = (Source.SERVICE, Source.REQUEST, Source.HTTP_REQUEST)
-"""The sources whose parameters a client must never see or fill."""
+with needs_extra("testing", __name__):
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import strategies as st
 
 INVALID_ARGUMENTS = "Invalid tool arguments"
+
+_TASKS_ONLY = "it runs only as a task, a 2026-07-28 feature: no client of this era can call it"
 
 
 class SchemaSeparationError(AssertionError):
@@ -76,6 +78,8 @@ class SeparationReport:
     injected_keys: int = 0
     invalid: int = 0
     problems: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """Tools no client of an era can call (a task-required tool in 2025-11-25), with why."""
 
 
 def injected_parameters(tool: CompiledTool) -> dict[str, Slot]:
@@ -117,89 +121,6 @@ def schema_problems(tool: CompiledTool) -> list[str]:
                 f"{tool.name} ({era}): inputSchema describes injected type(s) {', '.join(named)}"
             )
     return problems
-
-
-# -- the probe: the real dispatch path, with the handler body swapped out -------------------
-
-
-@dataclass
-class _Probe:
-    calls: list[dict[str, Any]] = field(default_factory=list)
-
-    async def __call__(self, **kwargs: Any) -> McpResponse:
-        self.calls.append(kwargs)
-        return McpResponse.text("probe")
-
-
-def _probed(catalog: Catalog) -> tuple[Catalog, dict[str, _Probe]]:
-    probes: dict[str, _Probe] = {}
-    tools: dict[str, CompiledTool] = {}
-    for name, tool in catalog.tools.items():
-        probe = probes[name] = _Probe()
-        handler = dataclasses.replace(tool.handler, function=probe, is_async=True, http_requests=())
-        tools[name] = dataclasses.replace(tool, handler=handler, hooks=Hooks(), output=None)
-    return dataclasses.replace(catalog, tools=MappingProxyType(tools)), probes
-
-
-def _is_instance(value: Any, key: Any) -> bool | None:
-    """``isinstance`` when it can be asked (``None`` for protocols, generics...)."""
-    if not isinstance(key, type):
-        return None
-    try:
-        return isinstance(value, key)
-    except TypeError:
-        return None
-
-
-def _check_received(
-    tool: CompiledTool,
-    sent: Mapping[str, Any],
-    received: Mapping[str, Any],
-    marker: str,
-    signed_in: bool = False,
-) -> list[str]:
-    """What is wrong with the arguments the handler received for payload ``sent``.
-
-    A parameter whose annotation allows ``None`` (``Identity | None``) may hold it
-    when the caller is anonymous; a signed-in caller's must be filled."""
-    problems: list[str] = []
-    try:  # JSON semantics, as the dispatcher; asked of pydantic, not of the server
-        expected = wire_validated(tool.input, dict(sent))
-    except ValidationError:
-        return ["the handler was called with a payload the input contract rejects"]
-    for slot in tool.handler.slots:
-        value = received.get(slot.name, _MISSING)
-        where = f"parameter {slot.name!r} ({slot.source.value})"
-        if slot.source in INJECTED:
-            if slot.source is Source.HTTP_REQUEST:
-                continue  # not available in process; the probe does not ask for it
-            if value is _MISSING:
-                problems.append(f"{where} was not filled")
-            elif value is None and slot.or_none:
-                if signed_in:
-                    problems.append(f"{where} received None although the caller is signed in")
-            elif isinstance(value, str) and value == marker:
-                problems.append(f"{where} received the value a client sent under its name")
-            elif slot.source is Source.REQUEST and not isinstance(value, McpRequest):
-                problems.append(f"{where} received {type(value).__name__}, not McpRequest")
-            elif _is_instance(value, slot.key) is False:
-                problems.append(f"{where} received {type(value).__name__}")
-        elif slot.source is Source.PAYLOAD:
-            if (
-                value is _MISSING
-                or type(value) is not type(expected)
-                or tool.input.dump(value) != tool.input.dump(expected)
-            ):
-                problems.append(f"{where} is not the validated payload")
-        elif slot.source is Source.ARGUMENT:
-            if value is _MISSING or value != getattr(expected, slot.name, _MISSING):
-                problems.append(f"{where} is not the payload field of that name")
-        elif slot.source is Source.DEFAULT and value is not _MISSING:
-            problems.append(f"{where} was filled although it is left to its default")
-    return problems
-
-
-_MISSING: Any = object()
 
 
 def _said(result: McpResult) -> str:
@@ -278,26 +199,33 @@ class _ToolCheck:
     def __init__(
         self,
         tool: CompiledTool,
-        client: McpTestClient,
-        probe: _Probe | None,
-        call: Callable[[str, dict[str, Any]], McpResult],
+        driver: Driver,
+        probe: Probe | None,
         report: SeparationReport,
         era: str,
     ) -> None:
-        self.signed_in = client.caller is not None
+        self.signed_in = driver.client.caller is not None
         self.tool = tool
-        self.client = client
+        self.driver = driver
         self.probe = probe
-        self.call = call
         self.report = report
         self.era = era
         self.marker = f"mcp-adapter-probe-{secrets.token_hex(4)}"
+        self.draw: Draw = _no_draw
 
     def _send(self, payload: dict[str, Any]) -> McpResult:
         if self.probe is not None:
             self.probe.calls.clear()
         self.report.calls += 1
-        return self.call(self.tool.name, payload)
+        return self.driver.send(self.tool.name, payload, self.draw)
+
+    def with_handle(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """``payload`` carrying a handle the caller holds in its ``StateHandle`` field (a
+        generated string is no handle this server minted)."""
+        field = self.tool.handle
+        if field is None or not isinstance(payload.get(field.wire), str):
+            return payload
+        return {**payload, field.wire: self.driver.handle()}
 
     def _fail(self, why: str, payload: Any, result: McpResult | None = None) -> None:
         said = f"; server said {_said(result)!r}" if result is not None else ""
@@ -312,7 +240,7 @@ class _ToolCheck:
             return
         if result.is_error or len(self.probe.calls) != 1:
             self._fail("a valid payload did not reach the handler", payload, result)
-        problems = _check_received(
+        problems = check_received(
             self.tool, payload, self.probe.calls[0], self.marker, self.signed_in
         )
         if problems:
@@ -321,7 +249,7 @@ class _ToolCheck:
     def injected_key(self, payload: dict[str, Any], name: str) -> None:
         assert self.probe is not None
         self.report.injected_keys += 1
-        sent = {**payload, name: self.marker}
+        sent = self.with_handle({**payload, name: self.marker})  # a handle stays a handle
         result = self._send(sent)
         if not accepts(self.tool.input, sent):
             if INVALID_ARGUMENTS not in _said(result) or self.probe.calls:
@@ -333,9 +261,7 @@ class _ToolCheck:
             return
         if len(self.probe.calls) != 1:
             self._fail("the payload did not reach the handler", sent, result)
-        problems = _check_received(
-            self.tool, sent, self.probe.calls[0], self.marker, self.signed_in
-        )
+        problems = check_received(self.tool, sent, self.probe.calls[0], self.marker, self.signed_in)
         if problems:
             self._fail("; ".join(problems), sent)
 
@@ -357,7 +283,8 @@ class _ToolCheck:
         @_settings(max_examples, shrink)
         @given(data=st.data())
         def body(data: st.DataObject) -> None:
-            payload = data.draw(payloads(tool), label="payload")
+            self.draw = data.draw
+            payload = self.with_handle(data.draw(payloads(tool), label="payload"))
             self.valid(payload)
             if not probing:
                 return
@@ -368,6 +295,10 @@ class _ToolCheck:
                 self.invalid(bad)
 
         body()
+
+
+def _no_draw(strategy: st.SearchStrategy[Any]) -> Any:
+    raise AssertionError("a question was asked outside a generated example")
 
 
 def _messages(error: BaseException) -> list[str]:
@@ -405,23 +336,20 @@ def assert_schema_separation(
     report = SeparationReport(server=catalog.name, tools=len(catalog.tools))
     for tool in catalog.tools.values():
         report.problems.extend(schema_problems(tool))
-    served, probes = (catalog, {}) if run_handlers else _probed(catalog)
+    served, probes = (catalog, {}) if run_handlers else probed(catalog)
     with _portal() as portal:
         for era in protocols:
-            client = McpTestClient(container, served, protocol=era, identity=identity, token=token)
-
-            def call(
-                name: str, payload: dict[str, Any], client: McpTestClient = client
-            ) -> McpResult:
-                result: McpResult = portal.call(client.tool, name, payload)
-                return result
-
-            for name, tool in catalog.tools.items():
-                check = _ToolCheck(tool, client, probes.get(name), call, report, era)
-                try:
-                    check.run(max_examples, shrink)
-                except Exception as exc:  # noqa: BLE001 - every tool is reported
-                    report.problems.extend(_messages(exc))
+            era_client = Driver(container, served, era, portal, identity=identity, token=token)
+            with driving(era_client) as driver:
+                for name, tool in catalog.tools.items():
+                    if tool.task_support == "required" and era != MODERN:
+                        report.skipped.append(f"{name} ({era}): {_TASKS_ONLY}")
+                        continue
+                    check = _ToolCheck(tool, driver, probes.get(name), report, era)
+                    try:
+                        check.run(max_examples, shrink)
+                    except Exception as exc:  # noqa: BLE001 - every tool is reported
+                        report.problems.extend(_messages(exc))
     if report.problems:
         raise SchemaSeparationError(catalog.name, report.problems)
     return report

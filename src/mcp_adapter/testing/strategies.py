@@ -1,6 +1,6 @@
 """Hypothesis strategies for property tests of tools: valid payloads from a tool's contract.
 
-This module needs ``hypothesis`` (``pip install 'mcp-adapter[testing]'``); it is
+This module needs ``hypothesis`` (``pip install 'mcp-adapter-di[testing]'``); it is
 imported only when ``payloads`` or ``from_json_schema`` is used.
 
 Values are generated from the JSON Schema the tool publishes (the schema a
@@ -14,17 +14,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import strategies as st
 from pydantic import ValidationError
 from pydantic_core import to_json
 
 from mcp_adapter.compiled.catalog import Catalog, CompiledTool
+from mcp_adapter.distribution import needs_extra
 from mcp_adapter.testing.schema_strategies import (
     UnsupportedSchemaError,
     from_json_schema,
     roundtrip,
 )
 from schemas import Contract
+
+with needs_extra("testing", __name__):
+    from hypothesis import strategies as st
 
 
 def _contract_of(target: Any, name: str | None) -> Contract[Any]:
