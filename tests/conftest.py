@@ -3,8 +3,26 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
+
+FIRST = (
+    "tests/test_counts_budget.py",
+    "tests/test_benchmarks.py",
+    "tests/test_typing.py",
+    "tests/replicas/test_tasks.py",
+    "tests/replicas/test_replicas.py",
+    "tests/replicas/test_task_workers.py",
+    "tests/cli/test_reload.py",
+    "tests/reliability/test_concurrency.py",
+    "tests/packaging/test_fresh_machine.py",
+    "tests/packaging/test_wheel.py",
+    "tests/serving/test_conformance.py",
+    "tests/test_site.py",
+)
+"""The files that take longest (``--durations``), handed out first: each file runs in one
+process (``--dist loadfile``), so a long one started last would hold the whole run."""
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
@@ -13,6 +31,12 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     ``PYTEST_XDIST_AUTO_NUM_WORKERS`` or ``-n N`` chooses another number, ``-n 0`` none."""
     chosen = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS")
     return int(chosen) if chosen else 2 * (os.cpu_count() or 1)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = config.rootpath
+    rank = {root / name: index for index, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(Path(item.path), len(FIRST)))
 
 
 @pytest.fixture
