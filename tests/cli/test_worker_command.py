@@ -3,6 +3,8 @@ work: no Redis to share, nothing to run. (Running workers: tests/replicas.)"""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from container import Container
@@ -61,6 +63,29 @@ def test_enqueue_only_without_redis_is_refused(capsys: pytest.CaptureFixture[str
     error, hint = _errors(capsys)
     assert error.startswith("error: --enqueue-only leaves the tasks to `mcp-adapter worker`")
     assert hint.startswith("hint: add --redis")
+
+
+@pytest.mark.usefixtures("in_root")
+def test_several_workers_with_tasks_in_memory_are_refused(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Each ``--workers`` process would keep its own memory:// tasks: a ``tasks/get`` that
+    reaches another worker than the call would answer that the task does not exist."""
+    assert main(["serve", TASKS, "--http", "--port", "0", "--workers", "2"]) == 2
+    error, hint = _errors(capsys)
+    assert error.startswith("error: --workers 2 serves from 2 processes, and memory:// tasks")
+    assert hint.startswith("hint: add --redis redis://HOST:PORT/DB")
+
+
+@pytest.mark.usefixtures("in_root")
+def test_several_workers_share_tasks_in_redis_and_a_server_without_tasks_is_unaffected() -> None:
+    def catalog_of_serve(*args: str) -> Any:
+        parsed = build_parser().parse_args(["serve", *args, "--http", "--workers", "2"])
+        return load_catalog(options_of(parsed, {}))[0]
+
+    shared = catalog_of_serve(TASKS, "--redis", "redis://cache:6379/0").tasks
+    assert (shared.url, shared.worker) == ("redis://cache:6379/0", True)
+    assert catalog_of_serve(PLAIN).tasks is None
 
 
 def test_the_help_says_what_a_stop_signal_does(capsys: pytest.CaptureFixture[str]) -> None:

@@ -233,38 +233,10 @@ class Known:
 
 KNOWN: tuple[Known, ...] = (
     Known(
-        _when(layers=REQUEST_STAGE, execution=TASKS, era=MODERN),
-        "issue 29 (a): a request-stage layer (the built-ins at their default stage too) makes "
-        "a task tool fail with 'Tool execution failed'",
-    ),
-    Known(
-        _when(layers=REQUEST_STAGE, component=KINDS_WITHOUT_TASKS, input=ASKS, era=MODERN),
-        "found by the matrix: in 2026-07-28 a request-stage layer (the built-ins at their "
-        "default stage too) makes a resource or prompt that asks for input answer -32603 "
-        "'Resource read failed' / 'Prompt failed': the request stage takes only "
-        "ReadResourceResult / GetPromptResult from call_next, not the InputRequiredResult "
-        "(dispatch/stage.py RESOURCE, PROMPT)",
-    ),
-    Known(
         _when(layers="response_limit", execution=TASKS, era=MODERN),
-        "found by the matrix (behind (a)): ResponseLimit does not bound a task's result: "
-        "tasks/get answers a result past max_bytes, though the limit bounds 'every answer of "
-        "the server' (docs/layers.md)",
-    ),
-    Known(
-        _when(execution="task_required", era=LEGACY),
-        "issue 29 (e): in 2025-11-25 a required task tool is listed though no tasks capability "
-        "is declared (and a call answers -32021, not as for an unknown tool)",
-    ),
-)
-
-
-KNOWN += (
-    Known(
-        _when(layers=REQUEST_STAGE, execution=TASKS),
-        "issue 29 (a): assert_schema_separation runs a task tool as a task (in 2026-07-28, "
-        "whatever the case's era), which a request-stage layer makes fail",
-        "separation",
+        "found by the matrix: ResponseLimit does not bound a task's result: tasks/get "
+        "answers a result past max_bytes, though the limit bounds 'every answer of the "
+        "server' (docs/layers.md); the tasks extension's methods do not pass the request stage",
     ),
 )
 

@@ -331,7 +331,7 @@ async def test_2026_the_layers_question_joins_the_handlers_round() -> None:
     client = McpTestClient(container, Audited, capabilities={"elicitation": {}})
     first = (await client.tool("audited")).result
     assert first is not None
-    assert sorted(first["inputRequests"]) == [f"{__name__}:ask_pin", f"{__name__}:ask_reason"]
+    assert sorted(first["inputRequests"]) == ["pin", "reason"]
 
 
 @request_stage

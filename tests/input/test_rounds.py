@@ -123,9 +123,9 @@ def shop() -> tuple[Container, Book]:
     return container, book
 
 
-KEY_NAME = f"{__name__}:ask_name"
-KEY_COUNT = f"{__name__}:ask_count"
-KEY_AGAIN = f"{__name__}:ask_again"
+KEY_NAME = "name"  # a question's key: the name of the parameter its resolver fills
+KEY_COUNT = "count"
+KEY_AGAIN = "again"
 ACCEPT_NAME = {"action": "accept", "content": {"name": "Ada"}}
 ACCEPT_COUNT = {"action": "accept", "content": {"count": 3}}
 
@@ -258,7 +258,7 @@ async def test_a_call_that_never_stops_asking_is_stopped() -> None:
     container, _book = shop()
     client = McpTestClient(container, Shop, capabilities=FORM)
     result = (await client.tool("forever")).result
-    key = f"{__name__}:ask_forever"
+    key = "count"
     rounds = 1
     while result is not None and result.get("resultType") == "input_required":
         answers = {key: {"action": "accept", "content": {"count": 1}}}

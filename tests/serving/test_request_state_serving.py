@@ -127,3 +127,29 @@ def test_2025_input_on_stateless_http_says_there_is_no_back_channel(
     assert (
         "back-channel" in answer["error"]["message"] or "cannot send" in answer["error"]["message"]
     )
+
+
+# -- each round answered once ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("tool", "done"), [("ask", "accept asked"), ("ask_resolved", "ok=True")])
+def test_a_retry_sent_again_over_http_is_refused(tool: str, done: str) -> None:
+    """2026-07-28 over real HTTP: the retry that answered is taken once; the same retry
+    again (same state, arguments and answers) is the forged state's ``-32602``."""
+    with serve_http(ASK) as served:
+        first = _call(served.url, MODERN, {"name": tool, "arguments": {}})["result"]
+        yes = {"action": "accept", "content": {"ok": True}}
+        answers = dict.fromkeys(first["inputRequests"], yes)
+        retry = {
+            "name": tool,
+            "arguments": {},
+            "inputResponses": answers,
+            "requestState": first["requestState"],
+        }
+        assert _call(served.url, MODERN, retry)["result"]["content"][0]["text"] == done
+        again = _call(served.url, MODERN, retry)
+    assert again["error"] == {
+        "code": types.INVALID_PARAMS,
+        "message": "Invalid or expired requestState",
+        "data": {"reason": "invalid_request_state"},
+    }

@@ -39,7 +39,8 @@ def test_serving_without_redis_never_imports_it() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == (
-        "['mcp_adapter.stores.events', 'mcp_adapter.stores.handles', 'mcp_adapter.stores.rates']"
+        "['mcp_adapter.stores.events', 'mcp_adapter.stores.handles', "
+        "'mcp_adapter.stores.rates', 'mcp_adapter.stores.rounds']"
     )
 
 

@@ -4,48 +4,15 @@ process of the same server takes the task over after ``redelivery_timeout`` and 
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import time
-from collections.abc import Iterator
-
 import anyio
 import pytest
 
-from tests import needs
 from tests.serving.harness import serve_http
 from tests.tasks.helpers import over_http
 
 pytestmark = pytest.mark.anyio
 
 TARGET = ["tests.tasks.redelivery:Replica", "--container", "tests.tasks.redelivery:build_container"]
-
-
-@pytest.fixture
-def redis_url() -> Iterator[str]:
-    server = needs.command("redis-server", "apt-get install redis-server")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = subprocess.Popen(
-        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 async def test_a_task_whose_worker_was_killed_ends_failed_on_another_replica(

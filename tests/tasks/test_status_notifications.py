@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
-from mcp import Client, MCPError
+from mcp import Client, MCPError, types
 from mcp.client.extension import ClientExtension, NotificationBinding
 from mcp.client.streamable_http import streamable_http_client
 from pydantic import BaseModel, ConfigDict
@@ -24,6 +24,7 @@ from tests.serving.apps import StaticVerifier
 from tests.serving.harness import serve_app
 from tests.tasks import asking
 from tests.tasks.fixtures import Ledger, TaskServer, container_with
+from tests.tasks.helpers import over_http
 
 pytestmark = pytest.mark.anyio
 
@@ -190,3 +191,31 @@ async def test_the_owner_hears_a_waiting_task_cancelled() -> None:
                 cancelled = await heard.until(task_id, "cancelled")
             assert "inputRequests" not in cancelled
     assert runs.handled == []
+
+
+@pytest.mark.parametrize("negotiated", [True, False])
+async def test_task_ids_are_acknowledged_only_for_a_client_that_negotiated_the_extension(
+    served: tuple[str, Ledger], negotiated: bool
+) -> None:
+    """Without the extension ``taskIds`` means nothing: not echoed, not checked (a malformed
+    list is not refused), and the kinds asked beside it are acknowledged as ever."""
+    url, _ = served
+    acknowledged: list[types.SubscriptionFilter] = []
+    got_ack = anyio.Event()
+
+    async def keep(message: Any) -> None:
+        if isinstance(message, types.SubscriptionsAcknowledgedNotification):
+            acknowledged.append(message.params.notifications)
+            got_ack.set()
+
+    requested = {"toolsListChanged": True, "taskIds": ["t1", "t2"] if negotiated else "t1"}
+    client = over_http(url, "reader-token", negotiated=negotiated, message_handler=keep)
+    async with client as tasks, anyio.create_task_group() as group:
+        group.start_soon(lambda: tasks.request("subscriptions/listen", notifications=requested))
+        with anyio.fail_after(WAIT):
+            await got_ack.wait()
+        group.cancel_scope.cancel()
+    (honored,) = acknowledged
+    assert honored.tools_list_changed is True
+    echoed = (honored.model_extra or {}).get("taskIds")
+    assert echoed == (["t1", "t2"] if negotiated else None)

@@ -207,6 +207,30 @@ async def test_answers_larger_than_the_limit_are_refused_with_the_limit_named() 
         assert only_key(await tasks.get(task_id)) == key  # nothing was kept
 
 
+async def test_the_limit_counts_every_answer_the_round_holds_not_one_update() -> None:
+    """Two updates each under the limit, together over it: the second is refused, keeps
+    nothing, and the question stays open for a smaller answer."""
+    runs = Runs()
+    big = MAX_ANSWER_CHARS * 3 // 4
+    async with asking(AskingServer, runs) as tasks:
+        task_id = (await tasks.call("either"))["taskId"]
+        questions = (await waiting(tasks, task_id))["inputRequests"]
+        (name,) = [k for k, q in questions.items() if "name" in q["params"]["message"]]
+        (other,) = set(questions) - {name}
+        await tasks.update(task_id, {name: accept(name="x" * big)})
+        with pytest.raises(MCPError) as refused:
+            await tasks.update(task_id, {other: accept(confirm=True, note="y" * big)})
+        assert refused.value.code == -32602
+        assert refused.value.error.data == {
+            "limit": "max_answer_chars",
+            "value": MAX_ANSWER_CHARS,
+        }
+        assert list((await tasks.get(task_id))["inputRequests"]) == [other]  # nothing kept
+        await tasks.update(task_id, {other: accept(confirm=True)})
+        assert text_of(await tasks.until(task_id)) == "x" * big + ": True"
+    assert runs.handled == ["either"]
+
+
 async def test_a_handler_that_asks_mid_flow_gets_its_answer_in_the_next_round() -> None:
     runs = Runs()
     async with asking(AskingServer, runs) as tasks:
@@ -236,13 +260,14 @@ async def test_an_authorize_that_takes_answers_asks_inline_before_the_task_start
         assert "inputRequests" not in retried
         # the body's resolver asks the very question answered inline: never asked again
         assert text_of(await tasks.until(retried["taskId"])) == "Hello, Alice!"
+        again = await tasks.call("greets")  # a state is good for one retry: ask afresh
         with pytest.raises(MCPError) as refused:  # refused by authorize: no task starts
             await tasks.request(
                 "tools/call",
                 name="greets",
                 arguments={},
                 inputResponses={key: accept(name=" ")},
-                requestState=first["requestState"],
+                requestState=again["requestState"],
             )
         assert refused.value.message == "Not authorized to use tool greets"
     assert runs.handled == ["greets"]

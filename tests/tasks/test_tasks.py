@@ -169,13 +169,28 @@ async def test_a_2025_11_25_client_gets_no_task_the_older_protocol_cannot_carry(
     async with connected(TaskServer, container_with(ledger), mode="legacy") as tasks:
         inline = await tasks.call("echo")
         assert inline["content"] == [{"type": "text", "text": "echo 1"}]
-        with pytest.raises(MCPError) as refused:
-            await tasks.call("waits")
-        assert refused.value.code == -32021
+        with pytest.raises(MCPError) as unknown:
+            await tasks.call("waits")  # only runs as a task: unknown here, as it is unlisted
+        assert (unknown.value.code, unknown.value.message) == (-32602, "Unknown tool: waits")
         with pytest.raises(MCPError) as unknown:
             await tasks.request("tasks/get", taskId="x")
         assert unknown.value.code == -32601
     assert ledger.finalized == 1
+
+
+async def test_a_required_task_tool_is_listed_only_where_it_can_be_called() -> None:
+    async with connected(TaskServer, container_with(Ledger()), mode="legacy") as legacy:
+        listed = [tool.name for tool in (await legacy.client.list_tools()).tools]
+        assert "waits" not in listed  # task_support="required": no 2025-11-25 call reaches it
+        assert {"echo", "fails", "breaks", "inline"} <= set(listed)
+    async with connected(TaskServer, container_with(Ledger())) as modern:
+        assert "waits" in [tool.name for tool in (await modern.client.list_tools()).tools]
+    async with connected(TaskServer, container_with(Ledger()), negotiated=False) as plain:
+        # 2026-07-28 without the extension: listed, since negotiating it makes it callable
+        assert "waits" in [tool.name for tool in (await plain.client.list_tools()).tools]
+        with pytest.raises(MCPError) as refused:
+            await plain.call("waits")
+        assert refused.value.code == -32021
 
 
 def test_a_task_tool_that_needs_the_http_request_does_not_compile() -> None:
@@ -217,13 +232,14 @@ def test_bad_declarations_are_reported_at_compile() -> None:
 
     class OddServer(Server):
         tools = (Odd, Long)
-        tasks = Tasks(ttl=10, max_ttl=5, max_running=0)
+        tasks = Tasks(ttl=10, max_ttl=5, max_running=0, store_timeout=0)
 
     with pytest.raises(CompileError) as failed:
         compile_server(OddServer, Container())
     text = str(failed.value)
     assert "task_support must be one of" in text
     assert "max_running must be a whole number" in text
+    assert "store_timeout must be a positive number of seconds, not 0" in text
 
 
 class Hidden(Tool):

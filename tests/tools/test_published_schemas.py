@@ -27,8 +27,10 @@ pytestmark = pytest.mark.anyio
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("examples", "tests")
-SKIPPED = ("examples.extensions",)
-"""Scripts run with their own directory on ``sys.path`` (tests/extensions/test_examples.py)."""
+SKIPPED = ("examples.extensions", "tests.composition.served")
+"""Scripts run with their own directory on ``sys.path`` (tests/extensions/test_examples.py),
+and the composition matrix's subprocess entry, which its environment configures (its
+servers are checked by tests/composition/test_separation.py)."""
 REFUSED = {"tests.cli.apps:UnresolvableSchemaServer"}
 """Servers built to be refused by the check (tests/cli/test_inspect.py)."""
 MUST_COMPILE = ("examples.", "tests.seed_examples.", "tests.extensions.seed_examples.")

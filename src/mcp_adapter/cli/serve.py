@@ -100,7 +100,11 @@ def load_catalog(options: ServeOptions) -> tuple[Catalog, Container]:
         options.toolsets,
     )
     deployed = deployed_tasks(
-        catalog, options.redis_url, options.redis_prefix, worker=not options.enqueue_only
+        catalog,
+        options.redis_url,
+        options.redis_prefix,
+        worker=not options.enqueue_only,
+        processes=options.workers if options.http else 1,
     )
     return deployed, container
 

@@ -3,8 +3,10 @@
 A resolver's parameters are classified by the same code as a handler's
 (``compile.handlers``): services, ``McpRequest``, the payload, named arguments, and
 other resolvers. One :class:`Resolvers` serves one component: a resolver that several
-parameters name is planned once and keeps one wire key; a cycle is a problem with
-its path.
+parameters name is planned once and keeps one wire key (the name of the first
+parameter planned that names it, ``#n`` after it when another resolver of the
+component has that name already, so a client never sees the server's module paths);
+a cycle is a problem with its path.
 """
 
 from __future__ import annotations
@@ -71,7 +73,8 @@ def _identity(fn: Callable[..., Any]) -> Hashable:
     return id(fn)
 
 
-def _base_key(fn: Callable[..., Any]) -> str:
+def _code_name(fn: Callable[..., Any]) -> str:
+    """``module:qualname``: where the resolver is, for the server's own traces."""
     qualname = getattr(fn, "__qualname__", None) or type(fn).__qualname__
     module = getattr(fn, "__module__", None) or type(fn).__module__
     return f"{module}:{qualname}"
@@ -119,7 +122,7 @@ class Resolvers:
             if resolver is None:
                 return None, []  # its problems are reported once, where it was first planned
         else:
-            resolver, problems = self._plan(fn, identity)
+            resolver, problems = self._plan(fn, identity, param.name)
             if problems:
                 return None, [reroot(p, here) for p in problems]
             assert resolver is not None
@@ -127,7 +130,7 @@ class Resolvers:
         return Slot(param.name, Source.RESOLVED, param.key, resolver=resolver, whole=whole), []
 
     def _plan(
-        self, fn: Callable[..., Any], identity: Hashable
+        self, fn: Callable[..., Any], identity: Hashable, name: str
     ) -> tuple[ResolverPlan | None, list[Problem]]:
         label = _label(fn)
         self._plans[identity] = None
@@ -150,14 +153,13 @@ class Resolvers:
         problems.extend(found)
         if problems or plan is None:
             return None, problems
-        base = _base_key(fn)
-        seen = self._bases.get(base, 0)
-        self._bases[base] = seen + 1
-        key = base if seen == 0 else f"{base}#{seen}"
+        seen = self._bases.get(name, 0)
+        self._bases[name] = seen + 1
+        key = name if seen == 0 else f"{name}#{seen}"
         resolver = ResolverPlan(
             key=key,
             label=label,
-            plan=dataclasses.replace(plan, resolver=key),
+            plan=dataclasses.replace(plan, resolver=_code_name(fn)),
             asks=asks,
             needs=plan.resolved,
         )

@@ -44,7 +44,14 @@ def _settings(tasks: Any, where: str, problems: list[Problem]) -> Tasks | None:
         problems.append(problem((where,), f"tasks must be a Tasks(...), not {tasks!r}"))
         return None
     found: list[str] = []
-    for name in ("ttl", "max_ttl", "poll_interval", "shutdown_grace", "redelivery_timeout"):
+    for name in (
+        "ttl",
+        "max_ttl",
+        "poll_interval",
+        "shutdown_grace",
+        "redelivery_timeout",
+        "store_timeout",
+    ):
         value = getattr(tasks, name)
         if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
             found.append(f"{name} must be a positive number of seconds, not {value!r}")

@@ -87,8 +87,8 @@ class HandlerPlan:
     """``(parameter, resolver, whole outcome)`` of each resolved parameter: the input
     phase gives them (as ``arguments``)."""
     resolver: str | None = None
-    """The wire key of the resolver this plan calls (``None``: a handler, a hook, a
-    layer): its calls are traced as resolver spans, not handler ones."""
+    """The ``module:qualname`` of the resolver this plan calls (``None``: a handler, a
+    hook, a layer): its calls are traced as resolver spans, not handler ones."""
     needs_request: bool = field(init=False)
     sync: bool = field(init=False)
     """A sync method whose services are all sync: ``call_sync`` can run it on one thread."""

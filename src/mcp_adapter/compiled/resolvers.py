@@ -21,8 +21,10 @@ class ResolverPlan:
     """One resolver: its wire key, its own parameter plan, the resolvers it takes."""
 
     key: str
-    """Stable across processes and rounds: ``module:qualname`` (``#n`` when two
-    resolvers of one component share it), as the SDK's ``MCPServer`` names it."""
+    """Its key on the wire (``inputRequests``, ``tasks/update``, the recorded outcomes),
+    stable across processes and rounds: the name of the parameter it fills (``#n``
+    after it when two resolvers of one component would share it); never the
+    server's module paths."""
     label: str
     plan: HandlerPlan = field(repr=False)
     """Its parameters from services, the request, the payload and named arguments;

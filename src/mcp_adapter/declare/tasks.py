@@ -45,6 +45,10 @@ class Tasks:
     redelivery_timeout: float = 60.0
     """Seconds after which a task whose worker stopped answering is taken by another
     worker (``redis://``), which ends it ``failed``."""
+    store_timeout: float = 5.0
+    """Seconds one request (``tools/call`` starting a task, ``tasks/get``, ``tasks/update``,
+    ``tasks/cancel``) may wait on the task store in all; past it, or when the store
+    fails, the request answers ``-32603`` saying the task store did not answer."""
     name: str | None = None
     """Docket's name, the start of every key it keeps (default ``mcp-adapter:{server
     name}``); ``mcp-adapter serve --redis`` puts tasks it holds under

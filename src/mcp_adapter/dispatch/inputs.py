@@ -25,7 +25,7 @@ from mcp_adapter.dispatch.chain import Injector
 from mcp_adapter.dispatch.modes import Mode
 from mcp_adapter.dispatch.snapshot import is_modern, supports_elicitation
 from mcp_adapter.dispatch.threads import Threads
-from mcp_adapter.errors import ToolError, forbidden
+from mcp_adapter.errors import forbidden
 from mcp_adapter.input.asking import (
     Asked,
     answered,
@@ -37,10 +37,10 @@ from mcp_adapter.input.asking import (
 from mcp_adapter.input.resolution import (
     FIRST,
     MAX_INPUT_ROUNDS,
-    NO_ROUND_STATE,
     Asker,
     Resolution,
     Retry,
+    next_round,
 )
 from mcp_adapter.input.state import retried_progress
 
@@ -80,33 +80,36 @@ async def resolve_inputs(
     resolution = Resolution(invoke, asker)
     if await resolution.run(component.input_roots if roots is None else roots):
         return resolution
-    if retry.progress.rounds >= MAX_INPUT_ROUNDS:
-        raise ToolError(
-            f"{component.name} asked for input in {MAX_INPUT_ROUNDS} rounds without an end; "
-            "the call is refused"
-        )
-    progress = asker.progress()
+    progress = next_round(retry, asker)
     if modern:
         return input_required(None, progress, asker.pending)
     return Asked(None, request, dict(asker.pending), progress)
 
 
 def handler_asked(
-    question: McpResponse, ctx: Any, request: McpRequest, inputs: Resolution | None
+    question: McpResponse,
+    ctx: Any,
+    request: McpRequest,
+    inputs: Resolution | None,
+    retry: Retry | None = None,
 ) -> types.InputRequiredResult | Asked:
     """The question a handler returned (``McpResponse.elicit``; see ``input.asking.asking``),
     as this era asks it: an ``input_required`` result, or an ``Asked`` for the loop once
     the round has closed its scope (2025-11-25). The resolvers' answers so far travel
-    with it, so they are not asked again."""
+    with it, so they are not asked again, and the rounds so far (``retry``'s, else the
+    retried state's), so the round limit holds for a handler asking again and again."""
     modern = is_modern(ctx)
     if not modern and not ctx.session.can_send_request:
         raise no_back_channel()
     if not supports_elicitation(request):
         raise missing_elicitation()
-    progress = inputs.asker.progress() if inputs is not None else None
+    if inputs is not None:
+        progress = next_round(inputs.asker.retry, inputs.asker)
+    else:
+        progress = next_round(retry or (retried_progress(request.params) if modern else FIRST))
     if modern:
         return input_required(question, progress)
-    return Asked(question, request, progress=progress or NO_ROUND_STATE)
+    return Asked(question, request, progress=progress)
 
 
 async def allowed_with_answers(
@@ -193,7 +196,7 @@ class InputPhase:
         outcome = await one(request, None)
         rounds = 1
         while isinstance(outcome, Asked):
-            if rounds == MAX_INPUT_ROUNDS:
+            if rounds > MAX_INPUT_ROUNDS:  # next_round ends the call first, with its tool error
                 raise RuntimeError(f"{what} asked for input {MAX_INPUT_ROUNDS} times")
             try:
                 request, retry = await self.answered(ctx, outcome)

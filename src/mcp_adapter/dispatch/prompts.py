@@ -57,7 +57,7 @@ class PromptCalls(DispatchCore):
         tracing: Tracing | None = None,
         observed: bool = False,
         provided: Given | None = None,
-    ) -> types.GetPromptResult | types.InputRequiredResult:
+    ) -> stage.PromptAnswer:
         otel = self._otel
         if otel is not None and not observed and (otel.on or (next(otel.due) and otel.refresh())):
             known = params.name in self.catalog.prompts
@@ -123,7 +123,7 @@ class PromptCalls(DispatchCore):
                     )
                 question = asking(outcome)
                 if question is not None:
-                    return handler_asked(question, ctx, request or self.request(ctx), inputs)
+                    return handler_asked(question, ctx, request or self.request(ctx), inputs, retry)
                 return run.prompt_messages(
                     outcome, owner=prompt.cls.__qualname__, description=prompt.entry.description
                 )

@@ -124,7 +124,7 @@ class ResourceReads(DispatchCore):
         tracing: Tracing | None = None,
         observed: bool = False,
         given: Given | None = None,
-    ) -> types.ReadResourceResult | types.InputRequiredResult:
+    ) -> stage.ResourceAnswer:
         uri = str(params.uri)
         otel = self._otel
         if otel is not None and not observed and (otel.on or (next(otel.due) and otel.refresh())):
@@ -233,7 +233,9 @@ class ResourceReads(DispatchCore):
                         )
                     question = asking(outcome)
                     if question is not None:
-                        return handler_asked(question, ctx, request or self.request(ctx), inputs)
+                        return handler_asked(
+                            question, ctx, request or self.request(ctx), inputs, retry
+                        )
                     contents = run.resource_contents(
                         outcome,
                         owner=resource.cls.__qualname__,

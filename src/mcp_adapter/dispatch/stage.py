@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, get_args
 
 from mcp import MCPError, types
 
@@ -35,6 +35,7 @@ from mcp_adapter.errors import (
     resource_not_found,
 )
 from mcp_adapter.interrupts import cancelled_for_real
+from mcp_adapter.tasks.wire import CreateTaskResult
 
 T = TypeVar("T")
 NO_CONTEXT: Final[Mapping[Any, Any]] = MappingProxyType({})
@@ -73,11 +74,18 @@ class Answers:
         raise IncidentError(self.failed, incident)
 
 
-TOOL: Final = Answers(
-    "tool", "Tool execution failed", (types.CallToolResult, types.InputRequiredResult)
-)
-RESOURCE: Final = Answers("resource", "Resource read failed", (types.ReadResourceResult,))
-PROMPT: Final = Answers("prompt", "Prompt failed", (types.GetPromptResult,))
+ToolAnswer = types.CallToolResult | types.InputRequiredResult | CreateTaskResult
+"""Every answer of ``tools/call``: a result, the questions of a round (2026-07-28), or the
+handle of the task it started (the tasks extension)."""
+
+TOOL: Final = Answers("tool", "Tool execution failed", get_args(ToolAnswer))
+ResourceAnswer = types.ReadResourceResult | types.InputRequiredResult
+"""Every answer of ``resources/read``: its contents, or the questions of a round."""
+PromptAnswer = types.GetPromptResult | types.InputRequiredResult
+"""Every answer of ``prompts/get``: its messages, or the questions of a round."""
+
+RESOURCE: Final = Answers("resource", "Resource read failed", get_args(ResourceAnswer))
+PROMPT: Final = Answers("prompt", "Prompt failed", get_args(PromptAnswer))
 COMPLETION: Final = Answers("completion", "Completion failed", (types.CompleteResult,))
 LISTINGS: Final = {
     "tools/list": Answers("listing", "Listing failed", (types.ListToolsResult,)),

@@ -1,6 +1,8 @@
 """A ``tools/call`` as a task (docs/tasks.md): started at once on the caller's request,
 its body run later by the task engine's worker in a fresh scope of its own, with a
-frozen copy of the request that started it, through the same code as an inline call."""
+frozen copy of the request that started it (the context values request-stage layers
+gave included), through the same code as an inline call. Request-stage layers see the
+task's handle as the call's answer; a handle they do not pass on withdraws its task."""
 
 from __future__ import annotations
 
@@ -12,12 +14,16 @@ from mcp import MCPError, types
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 
-from mcp_adapter.compiled.catalog import CompiledTool
+from mcp_adapter.compiled.catalog import Catalog, CompiledTool
+from mcp_adapter.declare.middleware import RequestCall
 from mcp_adapter.declare.request import McpRequest, freeze
+from mcp_adapter.dispatch import stage
 from mcp_adapter.dispatch.core import DispatchCore, Given
 from mcp_adapter.dispatch.inflight import Place
+from mcp_adapter.dispatch.paging import paginate
 from mcp_adapter.dispatch.results import error_result, execution_failed, invalid_arguments
 from mcp_adapter.dispatch.snapshot import is_modern
+from mcp_adapter.dispatch.stage import ToolAnswer
 from mcp_adapter.dispatch.telemetry import Tracing
 from mcp_adapter.errors import Refusal, ToolError, forbidden, refused
 from mcp_adapter.input.asking import Asked
@@ -63,6 +69,14 @@ class TaskCalls(DispatchCore):
     tasks: TaskEngine | None = None
     """The task engine when the catalog has task tools (set by serving)."""
 
+    def _load(self, catalog: Catalog) -> None:
+        """As the core loads a catalog; the 2025-11-25 listing leaves out the tools that
+        only run as tasks, which that era cannot call (they are unknown there)."""
+        super()._load(catalog)
+        legacy = [t.legacy for t in catalog.tools.values() if t.task_support != "required"]
+        if len(legacy) != len(catalog.tools):
+            self._tool_pages[False] = paginate(legacy, catalog.page_size)
+
     def _call_tool(
         self,
         tool: CompiledTool,
@@ -77,7 +91,7 @@ class TaskCalls(DispatchCore):
 
     async def _as_task(
         self, tool: CompiledTool, ctx: Any, arguments: Mapping[str, Any], given: Given | None
-    ) -> types.CallToolResult | types.InputRequiredResult | CreateTaskResult | None:
+    ) -> ToolAnswer | None:
         """The task's handle, when the client negotiated the extension (2026-07-28);
         ``None``: call inline (an optional tool, for a client without it). Visibility
         and arguments are checked here, before anything is enqueued; an ``authorize``
@@ -86,8 +100,11 @@ class TaskCalls(DispatchCore):
         tasks = self.tasks
         if tasks is None:
             return None
+        modern = is_modern(ctx)
+        if not modern and tool.task_support == "required":
+            raise self.hidden("tool", tool.name)  # not listed in 2025-11-25 either
         request = self.request(ctx, given, arguments=arguments)
-        if not (is_modern(ctx) and negotiated(request.client_capabilities)):
+        if not (modern and negotiated(request.client_capabilities)):
             if tool.task_support == "required":
                 raise missing_extension()
             return None
@@ -108,6 +125,39 @@ class TaskCalls(DispatchCore):
                 return first
             frozen[INPUT] = {"state": first, "answers": {}}
         return await tasks.start(tool.name, frozen, owner_of(request))
+
+    async def _staged_task(
+        self,
+        ctx: Any,
+        params: types.CallToolRequestParams,
+        tool: CompiledTool,
+        inner: stage.Inner[ToolAnswer],
+    ) -> ToolAnswer:
+        """A task tool's call through the request-stage layers, which see the task's handle
+        as the call's answer (``AccessLog`` logs it, ``RateLimit`` counts it,
+        ``ResponseLimit`` measures it). A task whose handle they did not pass on (a layer
+        answered something else, raised, or the request was cancelled) is withdrawn:
+        nobody could ever read it. ``inner``: the dispatcher's ``tools/call`` again, given
+        what the layers provided."""
+        arguments = params.arguments or {}
+        call = RequestCall(params.name, arguments, component=tool.name)
+        started: list[CreateTaskResult] = []
+
+        async def recorded(given: Given) -> ToolAnswer:
+            answer = await inner(given)
+            if isinstance(answer, CreateTaskResult):
+                started.append(answer)
+            return answer
+
+        answer: ToolAnswer | None = None
+        try:
+            answer = await self._request_stage(ctx, call, recorded, stage.TOOL, arguments=arguments)
+            return answer
+        finally:
+            if self.tasks is not None:
+                for handle in started:
+                    if handle is not answer:
+                        await self.tasks.withdraw(handle.task_id)
 
     async def _before_task(
         self, tool: CompiledTool, ctx: Any, request: McpRequest, payload: Any

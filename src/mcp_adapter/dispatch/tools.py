@@ -33,6 +33,7 @@ from mcp_adapter.dispatch.results import (
     timed_out,
 )
 from mcp_adapter.dispatch.snapshot import is_modern
+from mcp_adapter.dispatch.stage import ToolAnswer
 from mcp_adapter.dispatch.tasking import TaskCalls
 from mcp_adapter.dispatch.telemetry import Tracing
 from mcp_adapter.errors import (
@@ -44,7 +45,6 @@ from mcp_adapter.errors import (
 from mcp_adapter.input.asking import Asked, asking
 from mcp_adapter.input.resolution import MAX_INPUT_ROUNDS, Resolution, Retry
 from mcp_adapter.interrupts import cancelled_for_real
-from mcp_adapter.tasks.wire import CreateTaskResult
 
 
 class ToolCalls(TaskCalls):
@@ -77,7 +77,7 @@ class ToolCalls(TaskCalls):
         tracing: Tracing | None = None,
         observed: bool = False,
         given: Given | None = None,
-    ) -> types.CallToolResult | types.InputRequiredResult | CreateTaskResult:
+    ) -> ToolAnswer:
         otel = self._otel
         if otel is not None and not observed and (otel.on or (next(otel.due) and otel.refresh())):
             known = params.name in self.catalog.tools
@@ -94,6 +94,9 @@ class ToolCalls(TaskCalls):
             self._follow()
         tool = self.catalog.tools.get(params.name)
         if self._staged and given is None:
+            if tool is not None and tool.task_support != "forbidden":
+                inner = functools.partial(self.call_tool, ctx, params, tracing, True)
+                return await self._staged_task(ctx, params, tool, inner)
             return await self._request_stage(
                 ctx,
                 RequestCall(
@@ -264,7 +267,7 @@ class ToolCalls(TaskCalls):
                 outcome = tool.convert(outcome)  # a function tool's plain value becomes a result
             question = asking(outcome)
             if question is not None:  # 2025-11-25: asked on the loop, once this scope is closed
-                return handler_asked(question, ctx, request or self.request(ctx), inputs)
+                return handler_asked(question, ctx, request or self.request(ctx), inputs, retry)
             return run.tool_result(
                 outcome, owner=tool.cls.__qualname__, output=tool.output, modern=is_modern(ctx)
             )

@@ -16,6 +16,8 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import SchemaError
 from mcp import MCPError, types
 from mcp.server.elicitation import (
     AcceptedElicitation,
@@ -72,8 +74,12 @@ def digest(request: types.InputRequest) -> str:
     """A short digest of the exact rendered question (method and params)."""
     params = request.params
     dumped = params.model_dump(mode="json", by_alias=True, exclude_none=True) if params else None
-    rendered = compact_json({"m": request.method, "p": dumped})
-    raw = hashlib.sha256(rendered.encode()).digest()[:16]
+    return short_digest(compact_json({"m": request.method, "p": dumped}))
+
+
+def short_digest(text: str) -> str:
+    """A short digest of ``text``: 16 bytes of its SHA-256, base64url (22 characters)."""
+    raw = hashlib.sha256(text.encode()).digest()[:16]
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
@@ -90,9 +96,36 @@ def _result_type(marker: Sample | ListRoots) -> Any:
     return types.CreateMessageResult
 
 
-def checked(marker: Marker, answer: Any) -> tuple[Outcome, dict[str, Any]] | None:
-    """``(outcome, record)`` for a client's ``answer`` to ``marker``, or ``None`` when it is
-    no valid answer to what was asked (wrong kind, or content outside the schema).
+_FormValidator = validators.extend(  # type: ignore[no-untyped-call]  # jsonschema's own
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine_many(
+        {
+            "object": lambda _checker, value: isinstance(value, Mapping),
+            "array": lambda _checker, value: isinstance(value, list | tuple),
+        }
+    ),
+)
+"""JSON Schema 2020-12 over JSON as the adapter holds it: a request's values are frozen
+(read-only mappings, tuples)."""
+
+
+def meets(content: Mapping[str, Any], schema: Mapping[str, Any]) -> bool:
+    """Whether a form's ``content`` meets the JSON Schema it was asked with, strictly: a
+    boolean is ``true`` or ``false`` (never ``"yes"`` nor ``1``), an integer no string."""
+    try:
+        return bool(_FormValidator(schema).is_valid(content))
+    except SchemaError:
+        return False
+
+
+def checked(
+    marker: Marker, request: types.InputRequest, answer: Any
+) -> tuple[Outcome, dict[str, Any]] | None:
+    """``(outcome, record)`` for a client's ``answer`` to ``marker`` (rendered as
+    ``request``, what the client was sent), or ``None`` when it is no valid answer to
+    what was asked: the wrong kind, a form's content outside the schema sent (checked
+    strictly, then given to the form's model), or a sampling or roots result of
+    another shape (the protocol's model).
 
     The record is what ``requestState`` keeps: the action and the validated wire data.
     """
@@ -109,7 +142,12 @@ def checked(marker: Marker, answer: Any) -> tuple[Outcome, dict[str, Any]] | Non
         if isinstance(marker, ElicitUrl):
             return AcceptedUrlElicitation(), {"a": "accept"}
         content = answer.get("content")
-        if not isinstance(content, Mapping):
+        params = request.params
+        if not isinstance(content, Mapping) or not isinstance(
+            params, types.ElicitRequestFormParams
+        ):
+            return None
+        if not meets(content, params.requested_schema):
             return None
         try:
             data = marker.schema.model_validate(dict(content))
@@ -126,8 +164,11 @@ def checked(marker: Marker, answer: Any) -> tuple[Outcome, dict[str, Any]] | Non
     return accepted(result), {"a": "accept", "d": wire}
 
 
-def restored(marker: Marker, record: Mapping[str, Any]) -> Outcome | None:
-    """The outcome a record of an earlier round holds, validated against the live marker."""
+def restored(
+    marker: Marker, request: types.InputRequest, record: Mapping[str, Any]
+) -> Outcome | None:
+    """The outcome a record of an earlier round holds, validated against the live marker
+    (rendered as ``request``)."""
     action = record.get("a")
     if action in ("decline", "cancel"):
         if not isinstance(marker, Elicit | ElicitUrl):
@@ -138,7 +179,7 @@ def restored(marker: Marker, record: Mapping[str, Any]) -> Outcome | None:
     if isinstance(marker, ElicitUrl):
         return AcceptedUrlElicitation()
     wire = {"action": "accept", "content": record.get("d")} if isinstance(marker, Elicit) else None
-    found = checked(marker, wire if wire is not None else record.get("d"))
+    found = checked(marker, request, wire if wire is not None else record.get("d"))
     return None if found is None else found[0]
 
 

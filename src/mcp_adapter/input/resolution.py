@@ -137,14 +137,17 @@ class Asker:
         """This round's outcomes of asked questions (what the next round may reuse)."""
         self.sent: dict[int, int] = {}
         """2025-11-25, asking at once: questions sent, by the round a 2026-07-28 call
-        would have asked them in (the number of answers they wait for, plus one)."""
+        would have asked them in (the rounds before this one's, plus the number of
+        answers they wait for, plus one)."""
 
     def progress(self) -> RoundState:
-        """The progress the next round starts from, once this one asked ``pending``
-        (a tool error when its recorded answers are too large to carry)."""
+        """The progress the next round starts from, once this one asked ``pending`` (or
+        its handler asked): one round more than the rounds so far, those whose questions
+        went out at once on 2025-11-25 included (a tool error when its recorded answers
+        are too large to carry)."""
         self._carried()
         asked = {key: digest(request) for key, request in self.pending.items()}
-        rounds = self.retry.progress.rounds + 1
+        rounds = max(self.retry.progress.rounds, max(self.sent, default=0)) + 1
         return RoundState(MappingProxyType(dict(self.recorded)), MappingProxyType(asked), rounds)
 
     async def ask(
@@ -157,13 +160,13 @@ class Asker:
         pinned = digest(request)
         record = self.retry.progress.recorded.get(key)
         if record is not None and record.get("q") == pinned:
-            outcome = restored(marker, record)
+            outcome = restored(marker, request, record)
             if outcome is not None:
                 self.recorded[key] = record
                 return outcome
         answer = self.retry.answers.get(key)
         if answer is not None and self.retry.progress.asked.get(key) == pinned:
-            found = checked(marker, answer)
+            found = checked(marker, request, answer)
             if found is not None:
                 return self._keep(key, pinned, found)
         if not self.reachable:
@@ -173,7 +176,7 @@ class Asker:
         if self.send is None:
             self.pending[key] = request
             raise Pending
-        self._may_send(after + 1)
+        self._may_send(self.retry.progress.rounds + after + 1)
         for _ in range(MAX_INPUT_ROUNDS):
             try:
                 with anyio.fail_after(self.timeout):
@@ -183,7 +186,7 @@ class Asker:
                     f"The client did not answer the request for {parameter!r} within "
                     f"{self.timeout:g} s"
                 ) from None
-            found = checked(marker, answer)
+            found = checked(marker, request, answer)
             if found is not None:
                 return self._keep(key, pinned, found)
         raise ToolError(
@@ -280,6 +283,20 @@ class Resolution:
             else unwrap(self.outcomes[resolver.key], name)
             for name, resolver, whole in slots
         }
+
+
+def next_round(retry: Retry, asker: Asker | None = None) -> RoundState:
+    """What a round that asks hands on to the next, in every way of asking (its
+    resolvers' questions, or its handler's ``McpResponse.elicit``): the answers recorded
+    so far (``asker``'s, when resolvers ran) and one round more than ``retry`` brought;
+    past ``MAX_INPUT_ROUNDS`` the call ends with a tool error instead."""
+    if asker is not None:
+        progress = asker.progress()
+    else:
+        progress = RoundState(retry.progress.recorded, {}, retry.progress.rounds + 1)
+    if progress.rounds > MAX_INPUT_ROUNDS:
+        raise rounds_exceeded()
+    return progress
 
 
 def unwrap(outcome: Outcome, parameter: str) -> Any:

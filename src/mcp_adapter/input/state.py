@@ -19,18 +19,19 @@ client answers, and ``inputResponses`` a client puts into ``tools/call`` are ign
 from __future__ import annotations
 
 import json
+import secrets
+import time
 from collections.abc import Mapping
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
 from mcp import MCPError, types
 
 from mcp_adapter.declare.response import McpResponse
+from mcp_adapter.input.questions import meets
 from mcp_adapter.input.resolution import Retry, RoundState
 
-_VERSION = 2
-_READS = frozenset({1, 2})
+_VERSION = 3
+_READS = frozenset({1, 2, 3})
 _ACTIONS = frozenset({"accept", "decline", "cancel"})
 INVALID_STATE = "Invalid or expired requestState"
 """The SDK boundary's own wording for a state it refuses: one answer for every cause."""
@@ -45,8 +46,9 @@ def envelope(asking: McpResponse | None, progress: RoundState | None = None) -> 
     """The plaintext ``requestState`` of an ``input_required`` result (the SDK seals it):
     the handler's question and state (``McpResponse.elicit``), and the resolvers'
     progress (recorded outcomes pinned to their questions, the questions of this round,
-    the rounds so far)."""
-    value: dict[str, Any] = {"v": _VERSION}
+    the rounds so far); and the round's own id and the time it was minted, by which
+    its retry is taken once (``input.single_use``)."""
+    value: dict[str, Any] = {"v": _VERSION, "n": secrets.token_urlsafe(16), "t": time.time()}
     if asking is not None:
         value["s"] = asking.request_state
         value["q"] = questions(asking)
@@ -55,6 +57,19 @@ def envelope(asking: McpResponse | None, progress: RoundState | None = None) -> 
         value["k"] = dict(progress.asked)
         value["r"] = progress.rounds
     return json.dumps(value, separators=(",", ":"))
+
+
+def round_of(state: Any) -> tuple[str, float] | None:
+    """``(id, minted)`` of the round whose opened ``requestState`` is ``state``: its random
+    id and the time (seconds since the epoch) it was minted; ``None`` when the state is
+    no envelope of this version (one minted before rounds had ids included)."""
+    value = _opened(state)
+    if value is None:
+        return None
+    found, minted = value.get("n"), value.get("t")
+    if not isinstance(found, str) or not found or not isinstance(minted, int | float):
+        return None
+    return found, float(minted)
 
 
 def retried_progress(params: Mapping[str, Any]) -> Retry:
@@ -95,13 +110,9 @@ def accepted(answer: Any, schema: Mapping[str, Any]) -> dict[str, Any] | None:
     if action != "accept":
         return {"action": action}
     content = answer.get("content")
-    if not isinstance(content, Mapping):
+    if not isinstance(content, Mapping) or not meets(content, schema):
         return None
-    try:
-        valid = Draft202012Validator(schema).is_valid(content)
-    except SchemaError:
-        return None
-    return {"action": "accept", "content": dict(content)} if valid else None
+    return {"action": "accept", "content": dict(content)}
 
 
 def retried_answers(params: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:

@@ -14,8 +14,9 @@ from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.declare.response import McpResponse
 from mcp_adapter.errors import IncidentError, Refusal, incident_of
 from mcp_adapter.interrupts import cancelled_for_real
+from mcp_adapter.tasks.wire import CreateTaskResult
 
-Outcome = Literal["ok", "error", "refused", "failed", "cancelled"]
+Outcome = Literal["ok", "error", "refused", "failed", "cancelled", "task"]
 """How a call ended, as the layer saw it (see ``AccessLog``)."""
 
 
@@ -59,7 +60,8 @@ FIELDS: Final = tuple(field.name for field in fields(AccessRecord))
 def outcome_of(value: Any) -> Outcome:
     """``"error"`` for an error answer (``McpResponse.error(...)``, a list holding one, a
     ``CallToolResult`` with ``isError``), ``"failed"`` for a tool result that names an
-    incident (``Tool execution failed``, a timeout), else ``"ok"``.
+    incident (``Tool execution failed``, a timeout), ``"task"`` for the handle of a task
+    the call started (how the task ends is not the call's answer), else ``"ok"``.
 
     >>> outcome_of(McpResponse.error("no such order")), outcome_of("a plain value")
     ('error', 'ok')
@@ -70,6 +72,8 @@ def outcome_of(value: Any) -> Outcome:
         if not value.is_error:
             return "ok"
         return "failed" if _incident_in(value) is not None else "error"
+    if isinstance(value, CreateTaskResult):
+        return "task"
     if isinstance(value, list | tuple) and any(
         isinstance(item, McpResponse) and item.is_error for item in value
     ):
@@ -99,7 +103,9 @@ class AccessLog:
     ``refusal`` names its class, ``error_code`` a protocol error's code); ``failed`` (an
     answer naming an incident: ``incident`` is the id the client's answer names, and
     ``error_type`` the exception's class when the layer saw it raised, never its
-    message); ``cancelled`` (the client cancelled or disconnected).
+    message); ``cancelled`` (the client cancelled or disconnected); ``task`` (the call
+    started a task and answered its handle: the task's own end is read with
+    ``tasks/get``; its id, the caller's secret, is never logged).
 
     ``stage="request"`` (the default) logs every request of the server as it is answered:
     unknown names, calls a hook hides or refuses, invalid arguments, and a result the

@@ -53,7 +53,10 @@ class Followed(Protocol):
 
     key: str
 
-    def requested(self, extra: Mapping[str, Any] | None) -> tuple[str, ...] | None: ...
+    def requested(self, ctx: Any, extra: Mapping[str, Any] | None) -> tuple[str, ...] | None:
+        """The ids the filter's extra keys name for the caller of ``ctx``; ``None``: none
+        (the key is then not acknowledged)."""
+        ...
 
     async def __call__(
         self, ctx: Any, ids: Sequence[str], send: Callable[[Any], Awaitable[None]]
@@ -80,7 +83,8 @@ class Listening:
             raise MCPError(types.INVALID_REQUEST, "subscriptions/listen requires a request id")
         wanted = honored(params.notifications)
         followed = self.followed
-        ids = None if followed is None else followed.requested(params.notifications.model_extra)
+        extra = params.notifications.model_extra
+        ids = None if followed is None else followed.requested(ctx, extra)
         if followed is not None and ids is not None:
             setattr(wanted, followed.key, list(ids))
         uris = frozenset(wanted.resource_subscriptions or ())

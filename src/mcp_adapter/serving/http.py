@@ -26,10 +26,17 @@ from mcp_adapter.serving.host_security import default_transport_security
 from mcp_adapter.serving.lifespan import transport_lifespan
 from mcp_adapter.serving.limits import HttpLimits
 from mcp_adapter.serving.lowlevel import build_sdk_server, uses_handles
-from mcp_adapter.serving.replicas import Readiness, bus_of, resumability_of, shared_redis
+from mcp_adapter.serving.replicas import (
+    Readiness,
+    bus_of,
+    resumability_of,
+    rounds_of,
+    shared_redis,
+)
 from mcp_adapter.serving.servable import Servable, catalog_of
 from mcp_adapter.serving.toolsets import TOOLSET_PATH_PARAM, ToolsetRouter
 from mcp_adapter.stores.handles import MemoryHandles
+from mcp_adapter.stores.rounds import RoundLedger
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -56,6 +63,7 @@ def http_app(
     subscription_bus: BusChoice = None,
     subscription_limits: SubscriptionLimits | None = None,
     redis: str | Redis | SharedRedis | None = None,
+    rounds: RoundLedger | None = None,
     run_lifespan: bool = True,
     close_container: bool = False,
     debug: bool = False,
@@ -101,9 +109,13 @@ def http_app(
       ``SubscriptionLimits()``): listen streams per client and in all, URIs watched.
     - ``redis``: the Redis that replicas of this server share (a URL
       ``redis://host:port/db``, a ``redis.asyncio.Redis`` or a ``SharedRedis``):
-      change notifications cross replicas on it, and a stateful app's resumable
-      streams keep their events there (docs/deployment.md). ``None``: everything
-      stays in this process.
+      change notifications cross replicas on it, a stateful app's resumable
+      streams keep their events there, and the answered rounds of input requests
+      are recorded there (docs/deployment.md). ``None``: everything stays in this
+      process.
+    - ``rounds``: where answered rounds of input requests are recorded, each
+      ``requestState`` good for one retry (default: in ``redis`` when given, else
+      ``MemoryRounds()``, at most 100,000 at once; docs/input.md).
     - ``run_lifespan`` (default): the app's lifespan runs :func:`serve_lifespan`
       (the container's eager singletons, then ``Server.lifespan``; left in
       reverse order at shutdown, and with ``close_container=True`` the container
@@ -145,6 +157,7 @@ def http_app(
         subscription_limits=subscription_limits,
         delivery=Delivery(listen=not json_response, sessions=not stateless),
         handles=handles,
+        rounds=rounds_of(shared, rounds),
     )
     if len(catalog.toolsets) > 1:  # one toolset: every selection the gate lets in is all
         router = ToolsetRouter(catalog, container, threads=threads, calls=calls, handles=handles)

@@ -9,7 +9,7 @@ from typing import Any
 
 from mcp.server import Server as SdkServer
 from mcp.server.auth.provider import AccessToken
-from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+from mcp.server.request_state import RequestStateSecurity
 from mcp.shared.inbound import X_MCP_HEADER_KEY
 
 from container import Container
@@ -19,6 +19,7 @@ from mcp_adapter.declare.request import Transport
 from mcp_adapter.dispatch import Dispatcher
 from mcp_adapter.dispatch.inflight import CallsInFlight
 from mcp_adapter.dispatch.threads import Threads
+from mcp_adapter.input.single_use import single_use_state
 from mcp_adapter.notifications import ClientLogger, SubscriptionLimits
 from mcp_adapter.notifications.notifier import notifier_of
 from mcp_adapter.notifications.serve import (
@@ -29,6 +30,7 @@ from mcp_adapter.notifications.serve import (
 )
 from mcp_adapter.serving.apps import declare_apps, resources_listing, tools_listing
 from mcp_adapter.stores.handles import HandleStore, MemoryHandles
+from mcp_adapter.stores.rounds import MemoryRounds, RoundLedger
 from mcp_adapter.tasks.engine import TaskEngine
 from mcp_adapter.tasks.extension import TasksExtension, install, with_tasks
 from mcp_adapter.tasks.watch import TaskWatch
@@ -62,6 +64,7 @@ def build_sdk_server(
     subscription_limits: SubscriptionLimits | None = None,
     delivery: Delivery | None = None,
     handles: HandleStore | None = None,
+    rounds: RoundLedger | None = None,
 ) -> SdkServer[Any]:
     """A low-level SDK server whose handlers are the dispatcher's.
 
@@ -70,7 +73,9 @@ def build_sdk_server(
     every 2026-07-28 ``requestState`` this server hands out and refuses any it
     did not seal (``-32602 Invalid or expired requestState``), under
     ``request_state_security`` (default: a key of this process only, as the
-    SDK's ``MCPServer`` does) with the server's name as audience.
+    SDK's ``MCPServer`` does) with the server's name as audience; each state it
+    opens is good for one retry, the rounds answered recorded in ``rounds``
+    (default: a ``MemoryRounds()`` of its own; replicas share one in Redis).
 
     ``threads`` are the worker threads of its sync work (default: ``Server.threads`` of
     its own) and ``calls`` bounds its calls in flight (default: unbounded); an app
@@ -168,7 +173,8 @@ def build_sdk_server(
     notifications.install(server)
     server.cache_hints = dict(catalog.cache_hints)  # checked at compile, as Server() checks them
     security = request_state_security or RequestStateSecurity.ephemeral()
-    server.middleware.append(RequestStateBoundary(security, default_audience=catalog.name))
+    ledger = MemoryRounds() if rounds is None else rounds
+    server.middleware.append(single_use_state(security, ledger, audience=catalog.name))
     return server
 
 

@@ -4,8 +4,10 @@
 ``redis.asyncio.Redis`` or a :class:`~mcp_adapter.stores.SharedRedis`; the served
 server's keys go under ``{prefix}:{server name}``. With it, change notifications
 go through a :class:`~mcp_adapter.stores.RedisSubscriptionBus` (unless a bus is
-given) and a stateful app's resumable streams keep their events in a
-:class:`~mcp_adapter.stores.RedisEventLog` (unless ``resumability`` is given).
+given), a stateful app's resumable streams keep their events in a
+:class:`~mcp_adapter.stores.RedisEventLog` (unless ``resumability`` is given), and the
+answered rounds of input requests are recorded in :class:`~mcp_adapter.stores.RedisRounds`
+(unless ``rounds`` is given): a ``requestState`` taken by one replica is refused by all.
 
 :class:`Readiness` answers ``GET /healthz`` (the process serves: always 200) and
 ``GET /readyz`` (200 once the app's lifespan has started and while Redis, when
@@ -27,6 +29,7 @@ from starlette.routing import BaseRoute, Route
 
 from mcp_adapter.notifications.serve import BusChoice
 from mcp_adapter.serving.events import Resumability, SessionEventStore
+from mcp_adapter.stores.rounds import RoundLedger
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -60,6 +63,14 @@ def resumability_of(
     if resumability is None and shared is not None and not stateless:
         return Resumability(SessionEventStore(shared.event_log()))
     return resumability
+
+
+def rounds_of(shared: SharedRedis | None, rounds: RoundLedger | None) -> RoundLedger | None:
+    """Where answered input rounds are recorded: as given, else in Redis when shared
+    (``None``: the server keeps its own, in memory)."""
+    if rounds is None and shared is not None:
+        return shared.rounds()
+    return rounds
 
 
 def _redis_bus(bus: BusChoice) -> Any:

@@ -31,7 +31,7 @@ from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id
 from mcp_adapter.serving.lifespan import serve_lifespan, transport_lifespan
 from mcp_adapter.serving.limits import DEFAULT_SHUTDOWN_TIMEOUT
 from mcp_adapter.serving.lowlevel import build_sdk_server
-from mcp_adapter.serving.replicas import Readiness, bus_of, shared_redis
+from mcp_adapter.serving.replicas import Readiness, bus_of, rounds_of, shared_redis
 from mcp_adapter.serving.servable import Servable, catalog_of
 from mcp_adapter.serving.signals import HeldSignals
 
@@ -238,7 +238,8 @@ async def serve_stdio(
     every request is anonymous.
     ``subscription_bus``, ``subscription_limits`` and ``redis`` are ``http_app``'s
     (docs/notifications.md, docs/deployment.md): with ``redis``, changes announced by
-    this process reach HTTP replicas' listeners and the reverse.
+    this process reach HTTP replicas' listeners and the reverse, and a ``requestState``
+    answered through one of them is refused by the others.
     """
     catalog = with_middleware(catalog_of(servable, container), middleware, container)
     refuse_http_only(catalog, "stdio")
@@ -253,6 +254,7 @@ async def serve_stdio(
         caller=None if identity is None else local_token(identity),
         subscription_bus=subscription_bus,
         subscription_limits=subscription_limits,
+        rounds=rounds_of(shared, None),
     )
     async with AsyncExitStack() as stack:
         served = transport_lifespan(

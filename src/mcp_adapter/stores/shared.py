@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from mcp_adapter.stores.redis_bus import RedisSubscriptionBus
     from mcp_adapter.stores.redis_rates import RedisRateStore
+    from mcp_adapter.stores.redis_rounds import RedisRounds
 
 DEFAULT_PREFIX = "mcp_adapter"
 SCHEMES = ("redis", "rediss", "unix")
@@ -163,3 +164,9 @@ class SharedRedis:
         from mcp_adapter.stores.redis_rates import RedisRateStore
 
         return RedisRateStore(self.client, self.key("rates"))
+
+    def rounds(self) -> RedisRounds:
+        """A :class:`RedisRounds` under ``{prefix}:rounds``: answered input rounds."""
+        from mcp_adapter.stores.redis_rounds import RedisRounds
+
+        return RedisRounds(self.client, self.key("rounds"), timeout=COMMAND_TIMEOUT)

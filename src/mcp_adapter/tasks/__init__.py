@@ -4,6 +4,6 @@ extension's methods (docs/tasks.md)."""
 
 from __future__ import annotations
 
-from mcp_adapter.tasks.wire import EXTENSION
+from mcp_adapter.tasks.wire import EXTENSION, CreateTaskResult
 
-__all__ = ["EXTENSION"]
+__all__ = ["EXTENSION", "CreateTaskResult"]

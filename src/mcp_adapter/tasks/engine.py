@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -22,6 +22,7 @@ from mcp import types
 from mcp_adapter.declare.tasks import Tasks
 from mcp_adapter.distribution import needs_extra
 from mcp_adapter.errors import logger
+from mcp_adapter.tasks.places import Places
 from mcp_adapter.tasks.waiting import INPUT, Waiting, asked
 from mcp_adapter.tasks.wire import (
     TERMINAL,
@@ -29,7 +30,7 @@ from mcp_adapter.tasks.wire import (
     CreateTaskResult,
     DetailedTask,
     absent,
-    too_many,
+    store_failed,
 )
 
 FUNCTION = "mcp_adapter.tool_task"
@@ -75,8 +76,7 @@ class TaskEngine:
         self.poll_ms = max(1, int(settings.poll_interval * 1000))
         self._body: Body | None = None
         self._docket: Any = None
-        self._running: dict[str, set[str]] = {}
-        self._count = 0
+        self._places = Places(settings.max_running, settings.max_running_per_identity)
         self._idle: anyio.Event | None = None
         self._bodies: dict[str, anyio.CancelScope] = {}
 
@@ -89,6 +89,26 @@ class TaskEngine:
         if self._docket is None:
             raise RuntimeError("tasks are served only while their server serves (its lifespan)")
         return self._docket
+
+    @contextmanager
+    def bounded(self) -> Iterator[None]:
+        """One request's waits on the task store, within ``Tasks.store_timeout`` in all.
+        Docket's own connection has no read timeout (its worker blocks on reads by design),
+        so a stalled Redis would hold the request as long as it stalls: past the bound,
+        or when the store fails, the request answers ``-32603`` saying so instead."""
+        timeout = self.settings.store_timeout
+        try:
+            with anyio.fail_after(timeout):
+                yield
+        except TimeoutError:
+            raise store_failed(f"did not answer within {timeout:g} s") from None
+        except Exception as exc:
+            from redis.exceptions import RedisError  # Docket's dependency
+
+            if isinstance(exc, RedisError | OSError):
+                logger.warning("the task store failed: %r", exc)
+                raise store_failed(f"failed ({type(exc).__name__})") from exc
+            raise
 
     # -- serving -----------------------------------------------------------------
 
@@ -156,34 +176,13 @@ class TaskEngine:
 
     # -- the MCP side ----------------------------------------------------------------
 
-    def _admit(self, owner: str, key: str) -> None:
-        """Count ``key`` against the caps, or refuse it (``start`` first gives back the
-        places of tasks that ended out of this process's sight: in a worker, on another
-        replica, or while waiting for input)."""
-        settings = self.settings
-        if self._count >= settings.max_running:
-            raise too_many("max_running", settings.max_running)
-        mine = self._running.setdefault(owner, set())
-        if len(mine) >= settings.max_running_per_identity:
-            raise too_many("max_running_per_identity", settings.max_running_per_identity)
-        mine.add(key)
-        self._count += 1
-
-    def _full(self, owner: str) -> bool:
-        settings = self.settings
-        mine = self._running.get(owner, ())
-        return self._count >= settings.max_running or (
-            len(mine) >= settings.max_running_per_identity
-        )
-
     async def _prune(self) -> None:
         """Give back the places of tasks that no longer hold one: a task waiting for input
         keeps its place until it ends, and it may end where this process does not see it
         (expired, or resumed and ended in another process); asked when a cap is full."""
-        for owner, keys in list(self._running.items()):
-            for key in list(keys):
-                if key not in self._bodies and not await self._holds(key):
-                    self._release(owner, key)
+        for owner, key in self._places.held():
+            if key not in self._bodies and not await self._holds(key):
+                self._places.release(owner, key)
 
     async def _holds(self, key: str) -> bool:
         """Whether the task ``key`` has not ended (queued, running, or waiting for input)."""
@@ -203,22 +202,17 @@ class TaskEngine:
             return False
         return await Waiting(self.docket).fate(key, int(record.get("round", 0))) != "cancel"
 
-    def _release(self, owner: str, key: str) -> None:
-        mine = self._running.get(owner)
-        if mine is None or key not in mine:
-            return
-        mine.discard(key)
-        if not mine:
-            del self._running[owner]
-        self._count -= 1
-
     async def start(self, tool: str, request: Mapping[str, Any], owner: str) -> CreateTaskResult:
         """Enqueue the body; answer the task's handle once Docket holds it."""
+        with self.bounded():
+            return await self._start(tool, request, owner)
+
+    async def _start(self, tool: str, request: Mapping[str, Any], owner: str) -> CreateTaskResult:
         docket = self.docket
         key = new_task_id()
-        if self._full(owner):
+        if self._places.full(owner):
             await self._prune()
-        self._admit(owner, key)
+        self._places.admit(owner, key)
         record = {
             "owner": owner,
             "tool": tool,
@@ -230,7 +224,7 @@ class TaskEngine:
         try:
             await docket.add(FUNCTION, key=key)(record=record)
         except BaseException:
-            self._release(owner, key)
+            self._places.release(owner, key)
             raise
         created = str(record["created"])
         return CreateTaskResult(
@@ -263,6 +257,11 @@ class TaskEngine:
         return execution, record
 
     async def get(self, task_id: str, owner: str) -> DetailedTask:
+        """The task as ``tasks/get`` answers it."""
+        with self.bounded():
+            return await self._get(task_id, owner)
+
+    async def _get(self, task_id: str, owner: str) -> DetailedTask:
         execution, record = await self._find(task_id, owner)
         status = _STATUS[execution.state.value]
         result: dict[str, Any] | None = None
@@ -308,6 +307,10 @@ class TaskEngine:
         """Answers to a task waiting for input: kept for the questions of its round that
         have none yet (others ignored); the answer that completes the round resumes the
         task, once. A task that waits for nothing ignores them."""
+        with self.bounded():
+            return await self._update(task_id, owner, responses)
+
+    async def _update(self, task_id: str, owner: str, responses: Mapping[str, Any]) -> Ack:
         execution, record = await self._find(task_id, owner)
         if _STATUS[execution.state.value] != "completed":
             return Ack()
@@ -336,6 +339,19 @@ class TaskEngine:
 
     async def cancel(self, task_id: str, owner: str) -> Ack:
         """Cancel the task if it has not ended (idempotent: an ended task stays as it is)."""
+        with self.bounded():
+            return await self._cancel(task_id, owner)
+
+    async def withdraw(self, task_id: str) -> None:
+        """Cancel a task whose handle never reached its caller (a request-stage layer
+        answered something else, or the request was cancelled): nobody could read it."""
+        with anyio.CancelScope(shield=True), self.bounded():
+            execution = await self.docket.get_execution(task_id)
+            record = execution.kwargs.get("record") if execution is not None else None
+            if isinstance(record, Mapping):
+                await self._cancel(task_id, str(record["owner"]))
+
+    async def _cancel(self, task_id: str, owner: str) -> Ack:
         execution, record = await self._find(task_id, owner)
         if _STATUS[execution.state.value] == "completed":
             waiting = asked(await execution.get_result())
@@ -343,14 +359,14 @@ class TaskEngine:
                 seconds = self._seconds_left(execution, record)
                 round_ = int(record.get("round", 0))
                 if await Waiting(self.docket).cancel(task_id, round_, seconds):
-                    self._release(str(record["owner"]), task_id)
+                    self._places.release(str(record["owner"]), task_id)
                 else:
                     await self.docket.cancel(task_id)  # resumed meanwhile: cancel that run
             return Ack()
         if _STATUS[execution.state.value] not in TERMINAL:
             await self.docket.cancel(task_id)
             if execution.state.value in ("scheduled", "queued"):
-                self._release(str(record["owner"]), task_id)  # its body never runs
+                self._places.release(str(record["owner"]), task_id)  # its body never runs
         return Ack()
 
     # -- the worker's side -------------------------------------------------------------
@@ -375,7 +391,8 @@ class TaskEngine:
         finally:
             self._bodies.pop(execution.key, None)
             if not waits:  # a task waiting for input keeps its place until it ends
-                self._release(owner, execution.key)  # a no-op for a task another process started
+                # (a no-op for a task another process started)
+                self._places.release(owner, execution.key)
             if not self._bodies and self._idle is not None:
                 self._idle.set()  # draining: the last body here has ended
 

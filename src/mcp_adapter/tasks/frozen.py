@@ -1,6 +1,7 @@
 """The request that started a task, as plain data that Docket stores and a worker reads
-back: identity, arguments, client capabilities, protocol version (never the HTTP
-request, the SDK context or a progress token, which end with the request)."""
+back: identity, arguments, client capabilities, protocol version, and the context values
+request-stage layers gave the call (never the HTTP request, the SDK context or a
+progress token, which end with the request)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,7 @@ def plain(request: McpRequest) -> dict[str, Any]:
         else thawed(request.authentication),
         "client_capabilities": thawed(request.client_capabilities),
         "protocol_version": request.protocol_version,
+        "provided": dict(request.provided),  # by type; Docket pickles them (cloudpickle)
     }
 
 
@@ -66,6 +68,7 @@ def request_of(data: Mapping[str, Any], context: Any) -> McpRequest:
         client_capabilities=freeze(data["client_capabilities"]),
         protocol_version=data["protocol_version"],
         context=context,
+        provided=MappingProxyType(dict(data.get("provided") or {})),
     )
 
 

@@ -36,13 +36,27 @@ INPUT = "input"
 """The key of a round's outcome that asked for input (instead of ``result``/``error``)."""
 
 MAX_ANSWER_CHARS = 256 * 1024
-"""The most characters of answers (as JSON) one round of a task keeps."""
+"""The most characters of answers (keys and answers as JSON) one round of a task keeps, in
+all its ``tasks/update`` requests."""
 
 RESUME = "resume"
 CANCEL = "cancel"
 
 _ANSWER = """
-for i = 3, #ARGV, 2 do
+local held = 0
+local kept = redis.call('HGETALL', KEYS[1])
+for i = 1, #kept do
+  held = held + #kept[i]
+end
+for i = 4, #ARGV, 2 do
+  if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 0 then
+    held = held + #ARGV[i] + #ARGV[i + 1]
+  end
+end
+if held > tonumber(ARGV[3]) then
+  return -1
+end
+for i = 4, #ARGV, 2 do
   if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 0 then
     redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
   end
@@ -55,8 +69,10 @@ if #redis.call('HGETALL', KEYS[1]) / 2 >= tonumber(ARGV[2]) then
 end
 return 0
 """
-"""Keeps the first answer given to each key, and decides, once, that the round resumes
-when every question has one (atomic: two updates racing resume it once)."""
+"""Keeps the first answer given to each key, unless the round's answers would then hold
+more than ``ARGV[3]`` characters (keys and answers, as JSON: ``-1``, nothing kept), and
+decides, once, that the round resumes when every question has one (atomic: two updates
+racing resume it once, and cannot each stay under the cap while both pass it)."""
 
 _FATE = """
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) then
@@ -80,7 +96,7 @@ def too_large() -> MCPError:
     return MCPError(
         types.INVALID_PARAMS,
         f"These answers are too large: a task keeps at most {MAX_ANSWER_CHARS} characters "
-        "of answers per round",
+        "of answers per round, those given before included",
         {"limit": "max_answer_chars", "value": MAX_ANSWER_CHARS},
     )
 
@@ -126,23 +142,22 @@ class Waiting:
     ) -> dict[str, Any] | None:
         """Keep the answers to keys the round asked (others are ignored, as is a second
         answer to a key); every answer of the round when this update was the one that
-        completed it (the caller resumes the task), else ``None``."""
+        completed it (the caller resumes the task), else ``None``. Answers that would make
+        the round hold more than :data:`MAX_ANSWER_CHARS` are refused, none of them kept."""
         fields: list[str] = []
-        size = 0
         for key in requests:
             answer = given.get(key)
             if not isinstance(answer, Mapping):
                 continue  # no answer to this question (an answer is a JSON object)
-            text = json.dumps(answer, separators=(",", ":"))
-            size += len(text) + len(key)
-            fields.extend((key, text))
-        if size > MAX_ANSWER_CHARS:
-            raise too_large()
+            fields.extend((key, json.dumps(answer, separators=(",", ":"))))
         answers_key, fate_key = self._keys(task_id, round_)
+        limit = str(MAX_ANSWER_CHARS)
         async with self.docket.redis() as redis:
             done = await redis.eval(
-                _ANSWER, 2, answers_key, fate_key, str(seconds), str(len(requests)), *fields
+                _ANSWER, 2, answers_key, fate_key, str(seconds), str(len(requests)), limit, *fields
             )
+        if int(done) == -1:
+            raise too_large()
         if int(done) != 1:
             return None
         return await self.answers(task_id, round_)

@@ -50,10 +50,14 @@ class TaskWatch:
         self.engine = engine
         self.describe = describe
 
-    def requested(self, extra: Mapping[str, Any] | None) -> tuple[str, ...] | None:
-        """The task ids a listen filter names (``None``: it names none); a malformed list
-        or one longer than :data:`MAX_TASK_IDS` is refused (``-32602``)."""
+    def requested(self, ctx: Any, extra: Mapping[str, Any] | None) -> tuple[str, ...] | None:
+        """The task ids a listen filter names (``None``: it names none, or the client did
+        not negotiate the extension, for which the key means nothing and is not
+        acknowledged); a malformed list or one longer than :data:`MAX_TASK_IDS` is
+        refused (``-32602``)."""
         if not extra or FILTER_KEY not in extra:
+            return None
+        if not negotiated(self.describe(ctx).client_capabilities):
             return None
         ids = extra[FILTER_KEY]
         if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
@@ -66,10 +70,8 @@ class TaskWatch:
         return tuple(dict.fromkeys(ids))
 
     async def __call__(self, ctx: Any, ids: Sequence[str], send: Send) -> None:
-        request = self.describe(ctx)
-        if not negotiated(request.client_capabilities):
-            return
-        owner = owner_of(request)
+        """Follow ``ids`` (what ``requested`` acknowledged) for the caller of ``ctx``."""
+        owner = owner_of(self.describe(ctx))
         async with anyio.create_task_group() as group:
             for task_id in ids:
                 group.start_soon(self._follow, task_id, owner, send)
@@ -77,9 +79,10 @@ class TaskWatch:
     async def _follow(self, task_id: str, owner: str, send: Send) -> None:
         try:
             await self.engine.get(task_id, owner)  # absent, expired or another's: silence
+            with self.engine.bounded():
+                execution = await self.engine.docket.get_execution(task_id)
         except MCPError:
             return
-        execution = await self.engine.docket.get_execution(task_id)
         if execution is None:
             return
         last: str | None = None

@@ -93,6 +93,11 @@ def header_mismatch() -> MCPError:
     return MCPError(HEADER_MISMATCH, "Mcp-Name header does not match params.taskId")
 
 
+def store_failed(how: str) -> MCPError:
+    """``-32603``: the task store (Docket's Redis) did not answer in time, or failed."""
+    return MCPError(types.INTERNAL_ERROR, f"The task store {how}; try again later")
+
+
 def too_many(limit: str, value: int) -> MCPError:
     """A task refused at once: ``limit`` tasks not ended yet."""
     return MCPError(

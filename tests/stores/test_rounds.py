@@ -1,0 +1,36 @@
+"""The Redis ledger of answered rounds on ``fakeredis`` (tests/replicas runs it on a real
+Redis, shared by two servers): one ``SET NX PX`` per round, and a Redis that does not
+answer refuses the round instead of letting it through unrecorded."""
+
+from __future__ import annotations
+
+import fakeredis
+import pytest
+
+from mcp_adapter.stores import LedgerUnavailable, RedisRounds, RoundLedger, SharedRedis
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_round_is_taken_once_and_expires_with_its_ttl() -> None:
+    client = fakeredis.FakeAsyncRedis()
+    rounds = SharedRedis(client).for_server("bank").rounds()
+    assert isinstance(rounds, RoundLedger)
+    assert await rounds.consume("digest-1", 90.5)
+    assert not await rounds.consume("digest-1", 90.5)
+    assert await rounds.consume("digest-2", 0.0)  # at least a millisecond
+    assert 90_000 < await client.pttl("mcp_adapter:bank:rounds:digest-1") <= 90_500
+    assert sorted(await client.keys("*")) == [
+        b"mcp_adapter:bank:rounds:digest-1",
+        b"mcp_adapter:bank:rounds:digest-2",
+    ]
+
+
+async def test_a_redis_that_does_not_answer_is_a_ledger_unavailable() -> None:
+    server = fakeredis.FakeServer()
+    server.connected = False
+    client = fakeredis.FakeAsyncRedis(server=server)
+    rounds = RedisRounds(client, "p:rounds", timeout=5)
+    with pytest.raises(LedgerUnavailable, match="Redis did not record the round"):
+        await rounds.consume("digest", 10.0)
+    await client.aclose()
