@@ -8,18 +8,22 @@ from pathlib import Path
 import pytest
 
 FIRST = (
-    "tests/test_counts_budget.py",
     "tests/test_benchmarks.py",
     "tests/test_typing.py",
-    "tests/replicas/test_tasks.py",
-    "tests/replicas/test_replicas.py",
     "tests/replicas/test_task_workers.py",
-    "tests/cli/test_reload.py",
+    "tests/replicas/test_replicas.py",
+    "tests/replicas/test_tasks.py",
+    "tests/lifespan/test_serve.py",
     "tests/reliability/test_concurrency.py",
-    "tests/packaging/test_fresh_machine.py",
-    "tests/packaging/test_wheel.py",
-    "tests/serving/test_conformance.py",
+    "tests/cli/test_reload.py",
     "tests/test_site.py",
+    "tests/replicas/test_nginx.py",
+    "tests/replicas/test_sessions.py",
+    "tests/test_counts_budget.py",
+    "tests/serving/test_conformance.py",
+    "tests/composition/test_matrix.py",
+    "tests/cli/test_file_targets.py",
+    "tests/cli/test_call_inspect.py",
 )
 """The files that take longest (``--durations``), handed out first: each file runs in one
 process (``--dist loadfile``), so a long one started last would hold the whole run."""
