@@ -12,11 +12,14 @@ git-ignored)::
 
 from __future__ import annotations
 
+import fcntl
 import json
 import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,17 +81,31 @@ def installed(cache: Path, version: str = CONFORMANCE_VERSION) -> Toolchain | No
     return Toolchain(node, package / "dist" / "index.js", version)
 
 
+@contextmanager
+def exclusive(cache: Path) -> Iterator[None]:
+    """Held while ``cache`` is looked at and installed: test processes running in parallel
+    (pytest-xdist) install it once, and none reads a half-installed folder."""
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    with (cache.parent / f"{cache.name}.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def install(version: str = CONFORMANCE_VERSION, cache: Path | None = None) -> Toolchain:
     """The pinned ``version`` of the suite and Node, installed into ``cache`` once."""
     cache = CACHE_ROOT / version if cache is None else cache
-    found = installed(cache, version)
-    if found is not None:
-        return found
-    npm = shutil.which("npm")
-    if npm is None:
-        raise RuntimeError(NPM_MISSING)
-    npm_install(npm, cache, f"@modelcontextprotocol/conformance@{version}")
-    found = installed(cache, version)
+    with exclusive(cache):
+        found = installed(cache, version)
+        if found is not None:
+            return found
+        npm = shutil.which("npm")
+        if npm is None:
+            raise RuntimeError(NPM_MISSING)
+        npm_install(npm, cache, f"@modelcontextprotocol/conformance@{version}")
+        found = installed(cache, version)
     if found is None:
         raise RuntimeError(f"npm install did not produce the suite in {cache}")
     return found

@@ -15,7 +15,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from examples.conformance.suite import NPM_MISSING, npm_install
+from examples.conformance.suite import NPM_MISSING, exclusive, npm_install
 
 from tests import needs
 
@@ -50,12 +50,13 @@ def ts_client(version: str = VERSION, cache: Path | None = None) -> TsClient:
     """The pinned client, installed with ``npm`` if it is not there yet; without ``npm``
     the test is skipped with what to install (failed when ``CI=true``)."""
     cache = CACHE_ROOT / version if cache is None else cache
-    found = installed(cache, version)
-    if found is not None:
-        return found
-    npm = needs.command("npm", NPM_MISSING.removeprefix("npm not found: "))
-    npm_install(npm, cache, f"{PACKAGE}@{version}")
-    found = installed(cache, version)
+    with exclusive(cache):
+        found = installed(cache, version)
+        if found is not None:
+            return found
+        npm = needs.command("npm", NPM_MISSING.removeprefix("npm not found: "))
+        npm_install(npm, cache, f"{PACKAGE}@{version}")
+        found = installed(cache, version)
     if found is None:
         raise RuntimeError(f"npm install did not produce {PACKAGE} in {cache}")
     return found
