@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 FIRST = (
+    "tests/test_counts_budget.py",
     "tests/test_benchmarks.py",
     "tests/test_typing.py",
     "tests/replicas/test_task_workers.py",
@@ -19,7 +20,6 @@ FIRST = (
     "tests/test_site.py",
     "tests/replicas/test_nginx.py",
     "tests/replicas/test_sessions.py",
-    "tests/test_counts_budget.py",
     "tests/serving/test_conformance.py",
     "tests/composition/test_matrix.py",
     "tests/cli/test_file_targets.py",
