@@ -288,8 +288,8 @@ class _ToolCheck:
             self.valid(payload)
             if not probing:
                 return
-            if names:
-                self.injected_key(payload, data.draw(st.sampled_from(names), label="injected"))
+            for name in names:  # each of them, every example: none is left to chance
+                self.injected_key(payload, name)
             bad = data.draw(_invalid_variants(tool, payload, self.marker), label="invalid")
             if not accepts(tool.input, bad):  # a permissive contract may accept a variant
                 self.invalid(bad)
