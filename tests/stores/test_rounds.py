@@ -18,12 +18,11 @@ async def test_a_round_is_taken_once_and_expires_with_its_ttl() -> None:
     assert isinstance(rounds, RoundLedger)
     assert await rounds.consume("digest-1", 90.5)
     assert not await rounds.consume("digest-1", 90.5)
-    assert await rounds.consume("digest-2", 0.0)  # at least a millisecond
+    assert await rounds.consume("digest-2", 0.0)  # PX 0 is an error: at least a millisecond
     assert 90_000 < await client.pttl("mcp_adapter:bank:rounds:digest-1") <= 90_500
-    assert sorted(await client.keys("*")) == [
-        b"mcp_adapter:bank:rounds:digest-1",
-        b"mcp_adapter:bank:rounds:digest-2",
-    ]
+    keys = sorted(await client.keys("*"))  # digest-2 may be gone already: it had 1 ms
+    assert keys[0] == b"mcp_adapter:bank:rounds:digest-1"
+    assert keys[1:] in ([], [b"mcp_adapter:bank:rounds:digest-2"])
 
 
 async def test_a_redis_that_does_not_answer_is_a_ledger_unavailable() -> None:
