@@ -18,6 +18,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from benchmarks.harness.curves import draw, image_name
 from benchmarks.harness.suite import (
     Machine,
     Measured,
@@ -158,9 +159,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
         image = args.out / "benchmarks.png"
         drew = plot(runs, machine, image)
+        images = {
+            ran.suite.name: image_name(ran.suite.name)
+            for ran in runs
+            if draw(
+                ran.measured.curves,
+                f"python -m benchmarks {ran.suite.name}, {machine.line()}",
+                args.out / image_name(ran.suite.name),
+            )
+        }
         markdown = args.out / "benchmarks.md"
         markdown.write_text(
-            document(runs, machine, settings, command_line(), image=image.name if drew else None)
+            document(
+                runs,
+                machine,
+                settings,
+                command_line(),
+                image=image.name if drew else None,
+                images=images,
+            )
         )
         print(f"wrote {markdown}" + (f" and {image}" if drew else " (no matplotlib: no plot)"))
     print(f"done in {time.perf_counter() - started:.1f} s", file=sys.stderr)
