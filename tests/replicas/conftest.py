@@ -1,16 +1,10 @@
-"""The repository root on ``sys.path``: these tests reuse helpers that import ``examples``;
-and the folder where a module's task bodies leave their marks."""
+"""The folder where a module's task bodies leave their marks."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = str(Path(__file__).resolve().parents[2])
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
 
 
 @pytest.fixture(scope="module")
