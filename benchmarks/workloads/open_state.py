@@ -32,7 +32,7 @@ from mcp.server.mcpserver import MCPServer
 
 from benchmarks.harness.processes import HOST
 from benchmarks.harness.timing import held
-from benchmarks.workloads.http import running
+from benchmarks.workloads.http import running, scope_for
 from benchmarks.workloads.mcp import MODERN
 from container import Container, Lifetime
 from mcp_adapter import (
@@ -202,28 +202,8 @@ async def post(
 ) -> tuple[int, dict[str, str], bytes]:
     """One POST of ``body`` to ``app``'s ASGI callable as uvicorn would send it: the
     status, the response headers (lower-case names) and the body."""
-    raw = [
-        (b"host", f"{HOST}:8000".encode()),
-        (b"content-type", b"application/json"),
-        (b"content-length", str(len(body)).encode()),
-        (b"accept", b"application/json, text/event-stream"),
-        *((name.lower().encode(), value.encode()) for name, value in headers.items()),
-    ]
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0", "spec_version": "2.4"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": PATH,
-        "raw_path": PATH.encode(),
-        "root_path": "",
-        "query_string": b"",
-        "headers": raw,
-        "client": (HOST, 50000),
-        "server": (HOST, 8000),
-        "state": {},
-    }
+    accept = ("Accept", "application/json, text/event-stream")
+    scope = scope_for(body, [accept, *headers.items()])
     status, found, chunks = 0, dict[str, str](), list[bytes]()
     done = asyncio.Event()
     sent = False
