@@ -117,7 +117,7 @@ def _series(
     return [
         Series(
             f"{names[kind]} ({how})",
-            [(n, memory[kind][n][how] * n / 2**20) for n in counts],
+            [(n, memory[kind][n][how] / 1024) for n in counts],
             ours=kind != PEER,
         )
         for kind in memory
@@ -132,16 +132,18 @@ def measure(options: RunOptions) -> Measured:
     held_by_sessions = _memory(SESSION, session_counts, options)
     curves = [
         Curve(
-            "Open state handles (each used once): memory held",
+            "Open state handles (each used once): memory per handle",
             "handles open",
-            "MiB",
+            "KiB per handle",
             _series(held_by_handles, handle_counts, NAMES),
+            from_zero=True,
         ),
         Curve(
-            "2025-11-25 sessions (stateful HTTP): memory held",
+            "2025-11-25 sessions (stateful HTTP): memory per session",
             "sessions open",
-            "MiB",
+            "KiB per session",
             _series(held_by_sessions, session_counts, SESSION_NAMES),
+            from_zero=True,
         ),
     ]
     options.progress(f"timing calls with {', '.join(f'{n:,}' for n in handle_counts)} handles open")
@@ -164,6 +166,7 @@ def measure(options: RunOptions) -> Measured:
                 )
                 for kind in (OURS, PEER)
             ],
+            from_zero=True,
         ),
     )
     results = _rows(CALLS, handle_counts, held_by_handles)

@@ -236,6 +236,7 @@ def _curves(results: Sequence[Result]) -> list[Curve]:
             "µs CPU per request (median)",
             [series("mcp-adapter serve --redis", lambda r: r.median_ns / 1000)],
             log_x=False,
+            from_zero=True,
         ),
         Curve(
             f"Requests per second ({os.cpu_count()} cores for everything)",
@@ -243,6 +244,7 @@ def _curves(results: Sequence[Result]) -> list[Curve]:
             "requests/s (median)",
             [series("mcp-adapter serve --redis", lambda r: r.extra["rps"])],
             log_x=False,
+            from_zero=True,
         ),
     ]
 
