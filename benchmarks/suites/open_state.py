@@ -72,10 +72,14 @@ STMT = f'await client.call_tool("{BUMP}", args)'
 
 
 def _memory(what: str, counts: Sequence[int], options: RunOptions) -> dict[str, Any]:
-    """Per kind and count (a process per kind): bytes per item by tracemalloc and by RSS,
-    CPU seconds to open one."""
+    """Per kind and count: bytes per item by tracemalloc and by RSS, CPU seconds to open
+    one. A full run measures each kind in a process of its own (a clean heap and RSS);
+    ``--quick``, a smoke run whose figures nobody reads, in this one."""
     found: dict[str, Any] = {}
     for kind in KINDS[what]:
+        if options.quick:
+            found[kind] = asyncio.run(measured(what, kind, counts))
+            continue
         options.progress(f"{what}: memory of {kind} up to {counts[-1]:,}, own process")
         argv = [sys.executable, "-m", "benchmarks.suites.open_state", what, kind]
         done = subprocess.run(
