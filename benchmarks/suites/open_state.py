@@ -339,7 +339,7 @@ SUITE = Suite(
     measure=measure,
     units={CALLS: "us", HANDLE_MEMORY: "us", SESSION: "us"},
     ratio_titles={
-        CALLS: "x 10 handles open",
+        CALLS: "x adapter, 10 handles open",
         HANDLE_MEMORY: "x MCPServer (most open)",
         SESSION: "x MCPServer (most open)",
     },
