@@ -34,7 +34,7 @@ from benchmarks.harness.suite import (
 from benchmarks.harness.timing import Settings, run, with_ratios
 from benchmarks.harness.venv import ROOT
 
-SUITES = ("container", "mcp_call", "scale", "http")
+SUITES = ("container", "mcp_call", "scale", "http", "open_state", "replicas")
 """The suites (modules of :mod:`benchmarks.suites`), in the order they run."""
 
 DOCS = ROOT / "docs"
@@ -150,7 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         say(f"{len(cases)} cases; {options.settings.describe()}")
         results = run(cases, options.settings, progress=say) if cases else []
         table = with_ratios([*results, *measured.results])
-        ran = SuiteRun(suite, table, suite.targets(table), options.settings, measured)
+        shown = options.settings if suite.timed_loops else None
+        ran = SuiteRun(suite, table, suite.targets(table), shown, measured)
         runs.append(ran)
         print(suite_markdown(ran), flush=True)
         say(f"done in {time.perf_counter() - suite_started:.1f} s")

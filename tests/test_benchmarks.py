@@ -23,6 +23,8 @@ SUITES = {
     "mcp_call": "## Per call: tools/call through mcp.Client, in process",
     "scale": "## Scale: compile time, memory and tools/list for many tools",
     "http": "## HTTP on 127.0.0.1: tools/call, stateless",
+    "open_state": "## Open state: state handles and 2025-11-25 sessions",
+    "replicas": "## Replicas: CPU per request behind haproxy, on Redis",
 }
 
 

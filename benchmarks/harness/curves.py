@@ -32,6 +32,8 @@ class Curve:
     series: Sequence[Series]
     log_x: bool = True
     log_y: bool = False
+    from_zero: bool = False
+    """The y axis starts at 0 (linear y only): a flat cost then looks flat."""
 
 
 _OURS = ("#1f77b4", "#2ca02c", "#17becf", "#9467bd")
@@ -68,6 +70,8 @@ def draw(curves: Sequence[Curve], heading: str, path: Path) -> bool:
             ax.set_xscale("log")
         if curve.log_y:
             ax.set_yscale("log")
+        elif curve.from_zero:
+            ax.set_ylim(bottom=0)
         ax.set_title(curve.title, fontsize=9, loc="left")
         ax.set_xlabel(curve.x_label, fontsize=8)
         ax.set_ylabel(curve.y_label, fontsize=8)

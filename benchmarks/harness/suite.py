@@ -97,6 +97,9 @@ class Suite:
     """Scenario key -> title of its ratio column (default ``x floor``)."""
     columns: Mapping[str, Sequence[Column]] = field(default_factory=dict)
     """Scenario key -> extra columns after the ratio."""
+    timed_loops: bool = True
+    """Whether rows are timed by the harness's loops (the report then names its settings);
+    ``False`` for a suite whose every figure comes by its own method."""
 
 
 CALLS_TIMED = Column(
