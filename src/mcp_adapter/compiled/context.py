@@ -95,7 +95,8 @@ class RequestValues(Mapping[Any, Any]):
         elif key is ClientLogger:
             value = ClientLogger(self.request)
         elif key is StateHandles and self._handles is not None:
-            value = StateHandles(self._handles, client_of(self.request.context, self._caller))
+            context = self.request.context
+            value = StateHandles(self._handles, client_of(context, self._caller), context)
         else:
             value = self.request.provided.get(key)
         if value is None:

@@ -1,6 +1,6 @@
 """Where open state handles live: the :class:`HandleStore` protocol, its limits, and the
 in-memory store (the default: the session services of a handle live in the process that
-serves its calls).
+serves its calls; ``RedisHandles`` shares the handles themselves between replicas).
 
 A record holds who minted the handle (the caller's identity key), when, when it was last
 used, and the session scope its calls open in. A handle is finalized (its session scope
@@ -62,6 +62,11 @@ class TooManyHandles(ToolError):
     tool error (``isError: true``); the caller may close handles it holds and try again."""
 
 
+class HandlesUnavailable(ToolError):
+    """The shared store of state handles (Redis) failed or did not answer in time: the
+    call answers with this message as a tool error, and may be tried again."""
+
+
 @dataclass(slots=True, eq=False)
 class HandleRecord:
     """One open handle: whose it is, when it was made and last used, its session scope."""
@@ -83,8 +88,16 @@ class HandleStore(Protocol):
 
     limits: HandleLimits
 
-    def add(self, owner: Hashable, handle: str, session: SessionScope) -> None:
-        """Keep a new ``handle`` of ``owner``; raise :class:`TooManyHandles` past a limit."""
+    def add(self, owner: Hashable, handle: str, session: SessionScope, call: object = None) -> None:
+        """Keep a new ``handle`` of ``owner``, minted by the tool call ``call`` (the SDK's
+        request context); raise :class:`TooManyHandles` past a limit, here or in
+        :meth:`settle`."""
+        ...
+
+    async def settle(self, call: object, *, keep: bool = True) -> None:
+        """The tool call ``call`` is answering: make the handles it minted known to every
+        call (``keep``), or drop them (the call failed). May raise :class:`TooManyHandles`
+        or :class:`HandlesUnavailable` (with ``keep``): the call answers that instead."""
         ...
 
     async def take(self, owner: Hashable, handle: str) -> HandleRecord | None:
@@ -132,7 +145,7 @@ class MemoryHandles:
     def __len__(self) -> int:
         return len(self._records)
 
-    def add(self, owner: Hashable, handle: str, session: SessionScope) -> None:
+    def add(self, owner: Hashable, handle: str, session: SessionScope, call: object = None) -> None:
         with self._lock:
             if self._full(owner):
                 self._drop_expired()
@@ -144,6 +157,9 @@ class MemoryHandles:
             now = self._clock()
             self._records[handle] = HandleRecord(owner, session, now, now)
             self._owned[owner] = self._owned.get(owner, 0) + 1
+
+    async def settle(self, call: object, *, keep: bool = True) -> None:
+        """Nothing: a handle is known to every call of this process once :meth:`add` returns."""
 
     def _owned_by(self, owner: Hashable) -> bool:
         cap = self.limits.max_per_client
@@ -191,7 +207,7 @@ class MemoryHandles:
                 record.users += 1
                 record.last_used = now
                 return record
-        await _finalize(record)
+        await finalize(record)
         return found
 
     async def release(self, record: HandleRecord) -> None:
@@ -200,7 +216,7 @@ class MemoryHandles:
             record.last_used = self._clock()
             done = not record.open and record.users == 0
         if done:
-            await _finalize(record)
+            await finalize(record)
 
     async def close(self, owner: Hashable, handle: str) -> None:
         with self._lock:
@@ -210,7 +226,7 @@ class MemoryHandles:
             self._unlink(handle, record)
             done = record.users == 0
         if done:
-            await _finalize(record)
+            await finalize(record)
 
     async def sweep(self) -> None:
         """Finalize every handle idle past ``idle_timeout``."""
@@ -222,7 +238,7 @@ class MemoryHandles:
         with self._lock:
             dropped, self._expired = self._expired, []
         for record in dropped:
-            await _finalize(record)
+            await finalize(record)
 
     async def aclose(self) -> None:
         """Finalize every handle (shutdown)."""
@@ -232,7 +248,7 @@ class MemoryHandles:
                 self._unlink(handle, record)
         await self._finalize_dropped()
         for _, record in records:
-            await _finalize(record)
+            await finalize(record)
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -258,7 +274,7 @@ class MemoryHandles:
             await self.sweep()
 
 
-async def _finalize(record: HandleRecord) -> None:
+async def finalize(record: HandleRecord) -> None:
     """Close the handle's session scope, once; a failing finalizer is logged, not raised
     (the call or sweep that found the handle expired is not its owner's)."""
     if record.finalized:

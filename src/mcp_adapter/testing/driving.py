@@ -229,7 +229,9 @@ class Driver:
     async def _mint(self) -> str:
         client = self.client
         owner = client_of(None, client.caller)  # as the dispatcher finds it in process
-        return StateHandles(HandleDesk.of(client.container, client.handles), owner).open()
+        handle = StateHandles(HandleDesk.of(client.container, client.handles), owner).open()
+        await client.handles.settle(None)
+        return handle
 
     async def _call(self, name: str, arguments: dict[str, Any], asked: _Questions) -> McpResult:
         params: dict[str, Any] = {"name": name, "arguments": arguments}
