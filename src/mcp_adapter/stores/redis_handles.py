@@ -5,8 +5,9 @@ What Redis keeps, under ``{prefix}`` (``SharedRedis.handles()``: ``...:handles``
 
 - ``{prefix}:h:{digest}``: one open handle, a hash holding its calls in flight on every
   replica; the digest is of its owner and the handle, so another caller's lookup of the
-  same string finds nothing. It expires ``idle_timeout`` after its last call ended, and
-  has no expiry while a call is in flight.
+  same string finds nothing. It expires ``idle_timeout`` after its last call ended;
+  a call in flight holds it for a lease (``DEFAULT_LEASE``) at least, which the replica
+  running the call renews: a handle whose replica died mid-call expires a lease later.
 - ``{prefix}:o:{digest of the owner}``: a sorted set of the owner's open handles, scored
   by when each expires (what ``max_per_client`` counts); ``{prefix}:all``: every open
   handle (what ``max_handles`` counts). Each cap is checked and the handle added by one
@@ -52,7 +53,11 @@ if TYPE_CHECKING:
     from redis.asyncio import Redis
 
 FOREVER = 2**53 - 1
-"""The score (milliseconds) of a handle that does not expire: in use, or no idle timeout."""
+"""The score (milliseconds) of a handle that does not expire (no idle timeout)."""
+DEFAULT_LEASE = 60.0
+"""Seconds a call in flight keeps its handle alive however short the idle timeout; the
+replica running it renews this every third of it, so a handle whose call's replica died
+expires at most this long after (then idle, as any)."""
 
 _NOW = """
 local clock = redis.call('TIME')
@@ -86,30 +91,50 @@ return 0
 """.replace("FOREVER", str(FOREVER))
 )
 
-_TAKE = """
+_EXTEND = """
+local function extend(ttl, only_longer)
+  if ttl <= 0 then return end
+  local left = redis.call('PTTL', KEYS[1])
+  if left < 0 or (only_longer and left >= ttl) then return end
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  redis.call('ZADD', KEYS[2], now + ttl, ARGV[1])
+  redis.call('ZADD', KEYS[3], now + ttl, ARGV[1])
+  owner_expiry(KEYS[2])
+end
+"""
+
+_TAKE = (
+    _NOW
+    + _EXTEND
+    + """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HINCRBY', KEYS[1], 'u', 1)
-redis.call('PERSIST', KEYS[1])
-redis.call('ZADD', KEYS[2], FOREVER, ARGV[1])
-redis.call('ZADD', KEYS[3], FOREVER, ARGV[1])
-redis.call('PERSIST', KEYS[2])
+extend(tonumber(ARGV[2]), true)
 return 1
-""".replace("FOREVER", str(FOREVER))
+"""
+)
 
 _RELEASE = (
     _NOW
+    + _EXTEND
     + """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local users = redis.call('HINCRBY', KEYS[1], 'u', -1)
-if users > 0 then return 1 end
-redis.call('HSET', KEYS[1], 'u', 0)
-local ttl = tonumber(ARGV[1])
-if ttl > 0 then
-  redis.call('PEXPIRE', KEYS[1], ttl)
-  redis.call('ZADD', KEYS[2], now + ttl, ARGV[2])
-  redis.call('ZADD', KEYS[3], now + ttl, ARGV[2])
-  owner_expiry(KEYS[2])
+if users < 0 then
+  redis.call('HSET', KEYS[1], 'u', 0)
+  users = 0
 end
+extend(tonumber(ARGV[2]), users > 0)
+return 1
+"""
+)
+
+_LEASE = (
+    _NOW
+    + _EXTEND
+    + """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+extend(tonumber(ARGV[2]), true)
 return 1
 """
 )
@@ -167,6 +192,7 @@ class RedisHandles:
         *,
         sessions: Callable[[str], SessionScope],
         timeout: float | None = None,
+        lease: float = DEFAULT_LEASE,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.client = client
@@ -175,13 +201,18 @@ class RedisHandles:
         self.timeout = timeout
         self._sessions = sessions
         self._clock = clock
-        self._ttl = (
-            0 if self.limits.idle_timeout is None else math.ceil(self.limits.idle_timeout * 1000)
-        )
+        idle = self.limits.idle_timeout
+        self._ttl = 0 if idle is None else math.ceil(idle * 1000)
+        """Milliseconds a handle is kept after its last call ended (0: no expiry)."""
+        self.lease = lease
+        self._lease = math.ceil(lease * 1000)
+        self._held = 0 if idle is None else max(self._ttl, self._lease)
+        """Milliseconds a call in flight keeps its handle at least, renewed by this replica."""
         self._all = f"{prefix}:all"
         self._add = client.register_script(_ADD)
         self._take = client.register_script(_TAKE)
         self._release = client.register_script(_RELEASE)
+        self._renew = client.register_script(_LEASE)
         self._close = client.register_script(_CLOSE)
         self._sweep = client.register_script(_SWEEP)
         self._records: dict[str, SharedRecord] = {}
@@ -275,7 +306,8 @@ class RedisHandles:
         known = self._records.get(member)
         if known is not None and not known.known:
             return None  # minted by a call that has not answered yet
-        found = await self._run(self._take, keys=self._keys(member, owned), args=[member])
+        keys = self._keys(member, owned)
+        found = await self._run(self._take, keys=keys, args=[member, self._held])
         with self._lock:
             record = self._records.get(member)
             if found:
@@ -299,7 +331,7 @@ class RedisHandles:
         keys = self._keys(record.member, record.owned)
         try:
             with anyio.CancelScope(shield=True):  # a cancelled call still ends its use
-                still = await self._run(self._release, keys=keys, args=[self._ttl, record.member])
+                still = await self._run(self._release, keys=keys, args=[record.member, self._ttl])
         except HandlesUnavailable:
             still = True  # logged; the sweep looks again
         if not still or not record.open:
@@ -348,6 +380,7 @@ class RedisHandles:
         try:
             async with anyio.create_task_group() as group:
                 group.start_soon(self._sweeping)
+                group.start_soon(self._leasing)
                 try:
                     yield
                 finally:
@@ -365,3 +398,19 @@ class RedisHandles:
                 await self.sweep()
             except HandlesUnavailable:
                 continue  # logged; the next sweep tries again
+
+    async def renew(self) -> None:
+        """Keep alive, for another lease, every handle with a call in flight here."""
+        with self._lock:
+            busy = [r for r in self._records.values() if r.known and r.users > 0]
+        for record in busy:
+            keys = self._keys(record.member, record.owned)
+            await self._run(self._renew, keys=keys, args=[record.member, self._lease])
+
+    async def _leasing(self) -> None:
+        while True:
+            await anyio.sleep(self.lease / 3)
+            try:
+                await self.renew()
+            except HandlesUnavailable:
+                continue  # logged; the next renewal tries again
