@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Hashable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -120,7 +120,54 @@ class HandleStore(Protocol):
         ...
 
 
-class MemoryHandles:
+class Serving:
+    """What both stores do while served: :meth:`running`, their periodic chores around
+    serving, and every handle of theirs finalized when the last server leaves."""
+
+    limits: HandleLimits
+    _serving: int
+    """Servers inside :meth:`running` (several servers may share one store)."""
+
+    async def sweep(self) -> None:
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        raise NotImplementedError
+
+    def chores(self) -> list[tuple[float, Callable[[], Awaitable[None]]]]:
+        """What runs every so many seconds while served: the sweep of expired handles."""
+        return [(self.limits.sweep_interval, self.sweep)]
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Run :meth:`chores` while open; when the last server that entered it leaves,
+        finalize every handle (:meth:`aclose`)."""
+        self._serving += 1
+        try:
+            async with anyio.create_task_group() as group:
+                for period, chore in self.chores():
+                    group.start_soon(_every, period, chore)
+                try:
+                    yield
+                finally:
+                    group.cancel_scope.cancel()
+        finally:
+            self._serving -= 1
+            if not self._serving:
+                with anyio.CancelScope(shield=True):
+                    await self.aclose()
+
+
+async def _every(period: float, chore: Callable[[], Awaitable[None]]) -> None:
+    while True:
+        await anyio.sleep(period)
+        try:
+            await chore()
+        except HandlesUnavailable:
+            continue  # logged by the store; the next round tries again
+
+
+class MemoryHandles(Serving):
     """A :class:`HandleStore` in this process.
 
     >>> store = MemoryHandles(HandleLimits(max_per_client=1))
@@ -140,7 +187,6 @@ class MemoryHandles:
         self._expired: list[HandleRecord] = []
         """Records ``add`` dropped to make room, finalized by the next async step."""
         self._serving = 0
-        """Servers inside :meth:`running` (several servers may share one store)."""
 
     def __len__(self) -> int:
         return len(self._records)
@@ -249,29 +295,6 @@ class MemoryHandles:
         await self._finalize_dropped()
         for _, record in records:
             await finalize(record)
-
-    @asynccontextmanager
-    async def running(self) -> AsyncIterator[None]:
-        """Sweep every ``limits.sweep_interval`` seconds while open; when the last server
-        that entered it leaves, finalize every handle."""
-        self._serving += 1
-        try:
-            async with anyio.create_task_group() as group:
-                group.start_soon(self._sweeping)
-                try:
-                    yield
-                finally:
-                    group.cancel_scope.cancel()
-        finally:
-            self._serving -= 1
-            if not self._serving:
-                with anyio.CancelScope(shield=True):
-                    await self.aclose()
-
-    async def _sweeping(self) -> None:
-        while True:
-            await anyio.sleep(self.limits.sweep_interval)
-            await self.sweep()
 
 
 async def finalize(record: HandleRecord) -> None:

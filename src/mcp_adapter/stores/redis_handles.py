@@ -31,8 +31,7 @@ import hashlib
 import math
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +44,7 @@ from mcp_adapter.stores.handles import (
     HandleLimits,
     HandleRecord,
     HandlesUnavailable,
+    Serving,
     TooManyHandles,
     finalize,
 )
@@ -174,7 +174,7 @@ class SharedRecord(HandleRecord):
     """``False`` while minted by a call that has not answered yet (not in Redis)."""
 
 
-class RedisHandles:
+class RedisHandles(Serving):
     """Keeps state handles in Redis, so that N replicas serve one client's handles.
 
     ``client`` is a ``redis.asyncio.Redis``; ``prefix`` namespaces the keys;
@@ -372,32 +372,9 @@ class RedisHandles:
             record.open = False
             await finalize(record)
 
-    @asynccontextmanager
-    async def running(self) -> AsyncIterator[None]:
-        """Sweep every ``limits.sweep_interval`` seconds while open; when the last server
-        that entered it leaves, finalize this replica's sessions."""
-        self._serving += 1
-        try:
-            async with anyio.create_task_group() as group:
-                group.start_soon(self._sweeping)
-                group.start_soon(self._leasing)
-                try:
-                    yield
-                finally:
-                    group.cancel_scope.cancel()
-        finally:
-            self._serving -= 1
-            if not self._serving:
-                with anyio.CancelScope(shield=True):
-                    await self.aclose()
-
-    async def _sweeping(self) -> None:
-        while True:
-            await anyio.sleep(self.limits.sweep_interval)
-            try:
-                await self.sweep()
-            except HandlesUnavailable:
-                continue  # logged; the next sweep tries again
+    def chores(self) -> list[tuple[float, Callable[[], Awaitable[None]]]]:
+        """The sweep, and the renewal of the leases of this replica's calls in flight."""
+        return [*super().chores(), (self.lease / 3, self.renew)]
 
     async def renew(self) -> None:
         """Keep alive, for another lease, every handle with a call in flight here."""
@@ -406,11 +383,3 @@ class RedisHandles:
         for record in busy:
             keys = self._keys(record.member, record.owned)
             await self._run(self._renew, keys=keys, args=[record.member, self._lease])
-
-    async def _leasing(self) -> None:
-        while True:
-            await anyio.sleep(self.lease / 3)
-            try:
-                await self.renew()
-            except HandlesUnavailable:
-                continue  # logged; the next renewal tries again
