@@ -15,11 +15,23 @@ import anyio
 import fakeredis
 import mcp
 import pytest
+from mcp.client.extension import advertise
 
 from container import Container
-from mcp_adapter import McpResponse, Tool, build_sdk_server, compile_server
+from mcp_adapter import (
+    McpResponse,
+    Resource,
+    Server,
+    StateHandles,
+    Tool,
+    build_sdk_server,
+    compile_server,
+)
 from mcp_adapter.compiled.handles import handle_sessions
-from mcp_adapter.stores import HandleLimits, RedisHandles, SharedRedis
+from mcp_adapter.declare.tasks import Tasks
+from mcp_adapter.stores import HandleLimits, MemoryHandles, RedisHandles, SharedRedis
+from mcp_adapter.tasks import EXTENSION
+from mcp_adapter.testing import TaskClient
 from tests.handles.cart import Cart, CartInput, Ledger, Shop, shop_container
 from tests.handles.test_handles import BOUND, ERAS, MODERN, mint, text, token, unknown
 
@@ -49,28 +61,60 @@ class HoldShop(Shop):
     tools = (*Shop.tools, Hold)
 
 
+class OpenInTask(Tool):
+    name = "open_in_task"
+    task_support = "optional"
+
+    def handle(self, handles: StateHandles) -> McpResponse:
+        return McpResponse.text(handles.open())
+
+
+class MintingNote(Resource):
+    """Mints from a resource read: in memory it may, in Redis it may not."""
+
+    name = "minting-note"
+    uri = "shop://mint"
+
+    def handle(self, handles: StateHandles) -> McpResponse:
+        return McpResponse.text(handles.open())
+
+
+class TaskShop(HoldShop):
+    tools = (*HoldShop.tools, OpenInTask)
+    resources = (MintingNote,)
+    tasks = Tasks()
+
+
 class Replica:
     """One server of the shop: its own container (its own session services), and a
     handle store on the Redis every replica shares."""
 
-    def __init__(self, server: fakeredis.FakeServer, limits: HandleLimits | None = None) -> None:
+    def __init__(
+        self,
+        server: fakeredis.FakeServer,
+        limits: HandleLimits | None = None,
+        app: type[Server] = HoldShop,
+    ) -> None:
         self.ledger = Ledger()
         self.gate = Gate()
         self.container: Container = shop_container(self.ledger)
         self.container.instance(Gate, self.gate)
-        self.catalog = compile_server(HoldShop, self.container)
+        self.catalog = compile_server(app, self.container)
         self.redis = fakeredis.FakeAsyncRedis(server=server)
         shared = SharedRedis(self.redis).for_server("shop")
         limits = HandleLimits() if limits is None else limits
         self.store = shared.handles(limits, handle_sessions(self.container))
 
     @asynccontextmanager
-    async def client(self, caller: str = "ada", mode: str = MODERN) -> AsyncIterator[Any]:
+    async def client(
+        self, caller: str = "ada", mode: str = MODERN, **options: Any
+    ) -> AsyncIterator[Any]:
         sdk = build_sdk_server(
             self.catalog, self.container, caller=token(caller), handles=self.store
         )
         with anyio.fail_after(BOUND):
-            async with self.store.running(), mcp.Client(sdk, mode=mode, cache=None) as client:
+            client = mcp.Client(sdk, mode=mode, cache=None, **options)
+            async with self.store.running(), client:
                 yield client
 
 
@@ -280,3 +324,30 @@ async def test_a_stalled_redis_answers_a_tool_error_within_the_timeout() -> None
         assert answer.is_error
         assert text(answer) == "State handles are unavailable for a moment: try again"
     assert replica.ledger.built == []
+
+
+async def test_a_task_body_mints_a_handle_the_other_replica_serves() -> None:
+    server = fakeredis.FakeServer()
+    one, two = Replica(server, app=TaskShop), Replica(server, app=TaskShop)
+    extensions = [advertise(EXTENSION)]
+    async with one.client(extensions=extensions) as first, two.client() as second:
+        tasks = TaskClient(first)
+        created = await tasks.call("open_in_task")
+        assert created["resultType"] == "task"
+        done = await tasks.until(created["taskId"])
+        (content,) = done["result"]["content"]
+        assert text(await add(second, content["text"], "tea")) == "tea"
+
+
+async def test_a_resource_cannot_mint_in_redis_and_can_in_memory() -> None:
+    (replica, _) = pair()
+    replica.catalog = compile_server(TaskShop, replica.container)
+    async with replica.client() as client:
+        with pytest.raises(mcp.MCPError):
+            await client.read_resource("shop://mint")
+    assert await replica.redis.keys("*") == []
+    memory = Replica(fakeredis.FakeServer(), app=TaskShop)
+    memory.store = MemoryHandles()
+    async with memory.client() as client:
+        read = await client.read_resource("shop://mint")
+    assert len(read.contents) == 1

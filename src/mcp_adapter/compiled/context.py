@@ -96,7 +96,9 @@ class RequestValues(Mapping[Any, Any]):
             value = ClientLogger(self.request)
         elif key is StateHandles and self._handles is not None:
             context = self.request.context
-            value = StateHandles(self._handles, client_of(context, self._caller), context)
+            owner = client_of(context, self._caller)
+            call = context if self.request.method == "tools/call" else None  # what settles
+            value = StateHandles(self._handles, owner, call)
         else:
             value = self.request.provided.get(key)
         if value is None:

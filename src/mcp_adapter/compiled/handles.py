@@ -74,7 +74,9 @@ class StateHandles:
         self._desk = desk
         self._owner = owner
         self._call = call
-        """The SDK's context of the tool call minting (the store settles its handles)."""
+        """The SDK's context of the tool call minting (the store settles its handles);
+        ``None`` off a tool call (a resource, a prompt): the in-memory store mints there,
+        the Redis one refuses."""
         self._token = loop_token()
 
     def open(self) -> StateHandle:

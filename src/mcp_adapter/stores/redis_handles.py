@@ -248,6 +248,11 @@ class RedisHandles(Serving):
             ) from exc
 
     def add(self, owner: Hashable, handle: str, session: SessionScope, call: object = None) -> None:
+        if call is None:
+            raise RuntimeError(
+                "only a tool call can open a state handle when handles are kept in Redis "
+                "(it is added there before the call answers)"
+            )
         member, owned = self._where(owner, handle)
         now = self._clock()
         record = SharedRecord(owner, session, now, now, member=member, owned=owned, known=False)
