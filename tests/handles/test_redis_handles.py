@@ -30,6 +30,7 @@ from mcp_adapter import (
 from mcp_adapter.compiled.handles import handle_sessions
 from mcp_adapter.declare.tasks import Tasks
 from mcp_adapter.stores import HandleLimits, MemoryHandles, RedisHandles, SharedRedis
+from mcp_adapter.stores.handles import HandleRecord
 from mcp_adapter.tasks import EXTENSION
 from mcp_adapter.testing import TaskClient
 from tests.handles.cart import Cart, CartInput, Ledger, Shop, shop_container
@@ -351,3 +352,32 @@ async def test_a_resource_cannot_mint_in_redis_and_can_in_memory() -> None:
     async with memory.client() as client:
         read = await client.read_resource("shop://mint")
     assert len(read.contents) == 1
+
+
+async def test_takes_and_closes_racing_on_two_replicas_leave_nothing_behind() -> None:
+    one, two = pair()
+    owner = ("principal", "ada")
+    handles = [f"h{n}" for n in range(20)]
+    sessions = handle_sessions(one.container)
+    for handle in handles:
+        one.store.add(owner, handle, sessions(handle), "call")
+    await one.store.settle("call")
+    taken: list[tuple[RedisHandles, HandleRecord]] = []
+
+    async def use(store: RedisHandles, handle: str) -> None:
+        record = await store.take(owner, handle)
+        if record is not None:
+            taken.append((store, record))
+
+    async with anyio.create_task_group() as group:
+        for handle in handles:
+            group.start_soon(use, two.store, handle)
+            group.start_soon(one.store.close, owner, handle)
+            group.start_soon(use, one.store, handle)
+    for store, record in taken:
+        await store.release(record)
+        assert record.finalized
+    for store in (one.store, two.store):
+        assert [await store.take(owner, handle) for handle in handles] == [None] * len(handles)
+        assert len(store) == 0
+    assert await one.redis.keys("*") == []
