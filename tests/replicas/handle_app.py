@@ -18,6 +18,7 @@ from redis.asyncio import Redis
 from container import Container, Lifetime
 from mcp_adapter import McpResponse, Server, StateHandle, StateHandles, Tool
 from schemas import Schema
+from tests.handles.cart import Drop
 from tests.replicas.app import WhereTool, replica
 
 BUILT: list[str] = []
@@ -83,20 +84,6 @@ class AddTool(Tool[AddInput]):
         return McpResponse.text(f"{replica()} {count.calls} {','.join(items)}")
 
 
-class DropInput(Schema):
-    handle: str
-
-
-class DropTool(Tool[DropInput]):
-    """Closes whatever string it is given: only the caller's own handles close."""
-
-    name = "drop"
-
-    async def handle(self, payload: DropInput, handles: StateHandles) -> McpResponse:
-        await handles.close(payload.handle)
-        return McpResponse.text(replica())
-
-
 class ReportTool(Tool):
     name = "report"
 
@@ -106,7 +93,7 @@ class ReportTool(Tool):
 
 class HandleReplicaServer(Server):
     name = "basket"
-    tools = (OpenBasket, AddTool, DropTool, ReportTool, WhereTool)
+    tools = (OpenBasket, AddTool, Drop, ReportTool, WhereTool)
 
 
 def build_container() -> Container:
