@@ -107,7 +107,7 @@ SETTINGS = (
         "--redis",
         "text",
         "the Redis that replicas share (change notifications, resumable streams' events, "
-        "tasks); default: none, everything stays in this process",
+        "tasks, state handles); default: none, everything stays in this process",
         "redis://HOST:PORT/DB",
         secret=True,
     ),

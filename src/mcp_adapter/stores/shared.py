@@ -24,9 +24,14 @@ from mcp_adapter.stores.events import (
 from mcp_adapter.stores.redis_events import DEFAULT_EVENT_TTL, RedisEventLog
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from redis.asyncio import Redis
 
+    from container import SessionScope
+    from mcp_adapter.stores.handles import HandleLimits
     from mcp_adapter.stores.redis_bus import RedisSubscriptionBus
+    from mcp_adapter.stores.redis_handles import RedisHandles
     from mcp_adapter.stores.redis_rates import RedisRateStore
     from mcp_adapter.stores.redis_rounds import RedisRounds
 
@@ -170,3 +175,14 @@ class SharedRedis:
         from mcp_adapter.stores.redis_rounds import RedisRounds
 
         return RedisRounds(self.client, self.key("rounds"), timeout=COMMAND_TIMEOUT)
+
+    def handles(
+        self, limits: HandleLimits, sessions: Callable[[str], SessionScope]
+    ) -> RedisHandles:
+        """A :class:`RedisHandles` under ``{prefix}:handles``: state handles every replica
+        serves (``sessions`` builds a handle's session scope on a replica)."""
+        from mcp_adapter.stores.redis_handles import RedisHandles
+
+        return RedisHandles(
+            self.client, self.key("handles"), limits, sessions=sessions, timeout=COMMAND_TIMEOUT
+        )
