@@ -23,6 +23,7 @@ SUITES = {
     "mcp_call": "## Per call: tools/call through mcp.Client, in process",
     "scale": "## Scale: compile time, memory and tools/list for many tools",
     "http": "## HTTP on 127.0.0.1: tools/call, stateless",
+    "listeners": "## Listeners: one change to 10, 100 and 1,000 subscriptions/listen streams",
 }
 
 
