@@ -1,0 +1,55 @@
+"""What one delivery costs the server: found by counting, never by a clock.
+
+A listen stream builds its caller's ``McpRequest`` once, not per delivery; the
+hooks still get the URI and its template variables of each update.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from mcp.shared.subscriptions import ResourceUpdated
+
+from container import Container
+from mcp_adapter.dispatch import scopes
+from mcp_adapter.notifications import Notifier
+from tests.notifications.support import client, next_event, notes_catalog
+
+pytestmark = pytest.mark.anyio
+
+UPDATES = 5
+
+
+def counting(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[int]:
+    """``module.name`` wrapped so each call adds one to the returned list."""
+    calls: list[int] = []
+    original: Callable[..., Any] = getattr(module, name)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+    return calls
+
+
+async def test_a_stream_builds_its_callers_request_once_not_per_delivery(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    container = Container()
+    catalog = notes_catalog(container)
+    built = counting(monkeypatch, scopes, "snapshot")
+    watched = ["notes://ada/diary", "notes://bob/diary"]
+    async with (
+        client(catalog, container, caller="ada") as ada,
+        ada.listen(resource_subscriptions=watched) as hears,
+    ):
+        notifier = container.get(Notifier)
+        before = len(built)
+        for _ in range(UPDATES):
+            await notifier.resource_updated("notes://bob/diary")  # hidden from ada
+            await notifier.resource_updated("notes://ada/diary")
+            assert await next_event(hears) == ResourceUpdated(uri="notes://ada/diary")
+        assert len(built) == before  # the diary's hook ran 2 x UPDATES times on one snapshot
