@@ -22,6 +22,7 @@ from mcp_adapter.dispatch.inflight import Place
 from mcp_adapter.dispatch.inputs import handler_asked
 from mcp_adapter.dispatch.snapshot import is_modern
 from mcp_adapter.dispatch.telemetry import Tracing
+from mcp_adapter.dispatch.visibility import verdict
 from mcp_adapter.errors import (
     Forbidden,
     IncidentError,
@@ -115,14 +116,26 @@ class ResourceReads(DispatchCore):
                 else replace(request, uri=uri, uri_variables=freeze(variables))
             )
             try:
-                async with self.scope(ctx, asked) as scope:
-                    registered, authorized = await self.visible(resource, scope, asked)
+                if resource.sync_hooks:  # with every other listener's, in one thread hop
+                    check = functools.partial(self._verdict, resource, ctx, asked)
+                    registered, authorized = await self._together.run(check)
+                else:
+                    async with self.scope(ctx, asked) as scope:
+                        registered, authorized = await self.visible(resource, scope, asked)
             except Exception as exc:  # noqa: BLE001 - a failing hook shows nothing
                 self._incident("resource visibility", uri, exc)
                 return False
             if registered:
                 return authorized
         return False
+
+    def _verdict(
+        self, resource: CompiledResource, ctx: Any, request: McpRequest
+    ) -> tuple[bool, bool]:
+        """On a worker thread: ``resource``'s sync hooks for ``request``, in a scope opened
+        and closed there, as a listing's (``Visibility._filter``)."""
+        with self.scope(ctx, request) as scope:
+            return verdict(resource, scope, request)
 
     async def read_resource(
         self,
