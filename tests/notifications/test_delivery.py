@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import anyio
 import pytest
 from mcp.shared.subscriptions import ResourceUpdated
 
@@ -80,6 +81,9 @@ async def test_one_change_runs_every_listeners_sync_hooks_in_one_thread_hop(
         notifier = container.get(Notifier)
         before = len(hops)
         for _ in range(UPDATES):
+            # every stream back at its feed (a stream still busy with the last update
+            # would check this one in a later turn: one more hop, not a lost update)
+            await anyio.wait_all_tasks_blocked()
             await notifier.resource_updated("notes://ada/diary")
             for stream in streams:
                 assert await next_event(stream) == diary
