@@ -25,6 +25,7 @@ SUITES = {
     "http": "## HTTP on 127.0.0.1: tools/call, stateless",
     "open_state": "## Open state: state handles and 2025-11-25 sessions",
     "replicas": "## Replicas: CPU per request behind haproxy, on Redis",
+    "listeners": "## Listeners: one change to 10, 100 and 1,000 subscriptions/listen streams",
 }
 
 
