@@ -34,7 +34,7 @@ from benchmarks.harness.suite import (
 from benchmarks.harness.timing import Settings, run, with_ratios
 from benchmarks.harness.venv import ROOT
 
-SUITES = ("container", "mcp_call", "scale", "http", "open_state", "replicas")
+SUITES = ("container", "mcp_call", "scale", "http", "open_state", "replicas", "tasks")
 """The suites (modules of :mod:`benchmarks.suites`), in the order they run."""
 
 DOCS = ROOT / "docs"
