@@ -39,12 +39,14 @@ from typing import Any
 from benchmarks.harness.curves import Curve, Series
 from benchmarks.harness.processes import Process, cpu_seconds, free_port, redis_server, wait_until
 from benchmarks.harness.suite import Column, Measured, RunOptions, Suite, Table, Target, find
-from benchmarks.harness.task_load import Connection, Failed, one_task
+from benchmarks.harness.task_load import ACCEPT, Connection, Failed, one_task
 from benchmarks.harness.timing import Case, Result, Row
 from benchmarks.harness.venv import ROOT, PinnedVenv
 from benchmarks.suites.served import SHARED
-from benchmarks.workloads.tasks import ASKS, BODIES, QUICK
+from benchmarks.workloads.tasks import ASKS, BODIES, QUICK, expected, ours_server, question
 from benchmarks.workloads.tasks_in_process import BLOCKS, OPERATIONS, in_process
+from container import Container
+from mcp_adapter.testing import TaskClient
 
 FASTMCP_TASKS = PinnedVenv(
     ".bench-venvs/tasks-fastmcp",
@@ -298,10 +300,31 @@ def curves(results: Sequence[Result]) -> list[Curve]:
 
 
 def verify(options: RunOptions) -> None:
-    """This adapter's server answers each body's own result, over the wire; FastMCP's is
-    checked the same way once started (and every task of every window is checked)."""
-    with serving(["ours"], {"memory": "memory://"}, options.progress):
-        pass
+    """This adapter's server, in process through the SDK's client, answers each body's own
+    result; FastMCP's is checked over the wire once started (:func:`ready`), and every
+    task of every measured window is checked by the clients."""
+
+    async def not_here(context: Any, params: Any) -> Any:
+        raise AssertionError("a task's question is answered with tasks/update")
+
+    async def check_ours() -> None:
+        server = ours_server("memory://")
+        async with TaskClient.connect(Container(), server, elicitation_callback=not_here) as tasks:
+            done = await tasks.until((await tasks.call(QUICK, {"n": 3}))["taskId"])
+            answered = [c["text"] for c in done["result"]["content"]]
+            if answered != [expected(QUICK, 3)]:
+                raise AssertionError(f"this adapter, {QUICK}: {done}")
+            task_id = (await tasks.call(ASKS, {"n": 4}))["taskId"]
+            waiting = await tasks.until(task_id, "input_required")
+            ((key, asked),) = waiting["inputRequests"].items()
+            if asked["params"]["message"] != question(4):
+                raise AssertionError(f"this adapter, {ASKS}: {waiting}")
+            await tasks.update(task_id, {key: ACCEPT})
+            done = await tasks.until(task_id)
+            if [c["text"] for c in done["result"]["content"]] != [expected(ASKS, 4)]:
+                raise AssertionError(f"this adapter, {ASKS}: {done}")
+
+    asyncio.run(check_ours())
 
 
 def targets(table: Table) -> list[Target]:
