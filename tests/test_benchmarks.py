@@ -11,6 +11,7 @@ and are left out (``--no-venvs``).
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +26,7 @@ SUITES = {
     "http": "## HTTP on 127.0.0.1: tools/call, stateless",
     "open_state": "## Open state: state handles and 2025-11-25 sessions",
     "replicas": "## Replicas: CPU per request behind haproxy, on Redis",
+    "tasks": "## Tasks: start to completed over HTTP, against FastMCP",
 }
 
 
@@ -59,6 +61,16 @@ def test_every_suite_runs_and_verifies_its_contenders() -> None:
         "diwire (async scope)",
     ):
         assert f"| {contender} |" in done.stdout
+    # tasks: both bodies at 1 and 16 clients over HTTP, and the in-process operations,
+    # on memory:// and (where redis-server is installed) redis://
+    stores = ("memory", "redis") if shutil.which("redis-server") else ("memory",)
+    for body in ("short body", "asks once"):
+        for clients in ("1 client", "16 clients"):
+            row = f"| **this adapter, `http_app`: {body}, {clients}** |"
+            assert done.stdout.count(row) == len(stores), row
+    for operation in ("inline", "start", "result", "start + result"):
+        for store in stores:
+            assert f"| {operation}, {store}:// |" in done.stdout
 
 
 def test_every_counted_row_runs_natively() -> None:

@@ -9,7 +9,7 @@ a ``redis-server`` this suite starts on 127.0.0.1 (no persistence; both servers 
 under names of their own). Every server is started once and checked (one task of each
 body, its own result); then each pass measures every row, the two servers of a row
 back to back in an order that alternates by pass, with the closed-loop task clients of
-:mod:`benchmarks.harness.task_load` in a second process (1 and 16 clients; every task
+:mod:`benchmarks.workloads.task_load` in a second process (1 and 16 clients; every task
 checked). Per row: tasks per second, start-to-completed latency (p50, p99), and the CPU
 time of the server's process per task (``/proc``, before and after the window), with
 the redis-server's beside it.
@@ -39,10 +39,10 @@ from typing import Any
 from benchmarks.harness.curves import Curve, Series
 from benchmarks.harness.processes import Process, cpu_seconds, free_port, redis_server, wait_until
 from benchmarks.harness.suite import Column, Measured, RunOptions, Suite, Table, Target, find
-from benchmarks.harness.task_load import ACCEPT, Connection, Failed, one_task
 from benchmarks.harness.timing import Case, Result, Row
 from benchmarks.harness.venv import ROOT, PinnedVenv
 from benchmarks.suites.served import SHARED
+from benchmarks.workloads.task_load import ACCEPT, Connection, Failed, one_task
 from benchmarks.workloads.tasks import ASKS, BODIES, QUICK, expected, ours_server, question
 from benchmarks.workloads.tasks_in_process import BLOCKS, OPERATIONS, in_process
 from container import Container
@@ -155,7 +155,7 @@ def serving(
 
 
 def load(served: Served, body: str, clients: int, timing: Timing, store: list[int]) -> Any:
-    argv = [sys.executable, "-m", "benchmarks.harness.task_load", "--port", str(served.port)]
+    argv = [sys.executable, "-m", "benchmarks.workloads.task_load", "--port", str(served.port)]
     argv += ["--tool", body, "--clients", str(clients), "--poll", str(POLL)]
     argv += ["--warmup", str(timing.warmup), "--duration", str(timing.duration)]
     argv += ["--pids", *map(str, served.process.pids()), "--store-pids", *map(str, store)]

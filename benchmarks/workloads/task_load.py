@@ -1,6 +1,6 @@
 """Closed-loop task clients: each starts a task, follows it to ``completed``, starts the next.
 
-``python -m benchmarks.harness.task_load --port P --tool quick|asks [--clients 16]
+``python -m benchmarks.workloads.task_load --port P --tool quick|asks [--clients 16]
 [--warmup 1] [--duration 3] [--poll 0.01] [--pids ...] [--store-pids ...]`` prints one
 JSON object: tasks completed in the measured window, tasks per second, start-to-
 completed latency percentiles, errors, and the CPU time the server's processes
@@ -187,7 +187,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.harness.task_load")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.workloads.task_load")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--tool", required=True)
     parser.add_argument("--clients", type=int, default=16)
