@@ -3,22 +3,25 @@
 ``mcp_adapter.tasks.reading.execution_of`` builds Docket's ``Execution`` from one
 pipelined read of the runs and progress hashes (``tasks/get`` reads every poll with
 it); these hold it to ``Docket.get_execution`` in each state a task passes through,
-on ``memory://`` and on a real Redis, and count the round trips.
+on ``memory://`` and on a real Redis, and count the round trips (as does the read of
+a round of questions, ``Waiting.pending``).
 """
 
 from __future__ import annotations
 
 import secrets
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import anyio
 import pytest
 from docket import Docket, Execution, Progress, Worker
+from redis.asyncio.connection import AbstractConnection
 
 from mcp_adapter.tasks.reading import execution_of
+from mcp_adapter.tasks.waiting import Waiting
 
 pytestmark = pytest.mark.anyio
 
@@ -109,22 +112,49 @@ async def test_every_state_reads_as_get_execution_reads_it(url: str) -> None:
         assert await done.get_result() == {"result": 2}
 
 
-async def test_a_read_reads_the_runs_hash_once(redis_url: str) -> None:
+@contextmanager
+def round_trips(monkeypatch: pytest.MonkeyPatch, marker: bytes) -> Iterator[list[int]]:
+    """Counts what this process sends to Redis about ``marker`` (a key): one send per
+    command, or per pipeline."""
+    sent = [0]
+    send = AbstractConnection.send_packed_command
+
+    async def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+        packed = args[0] if args else kwargs["command"]
+        if marker in (packed if isinstance(packed, bytes) else b"".join(packed)):
+            sent[0] += 1  # not Docket's own background reads (its strikes stream)
+        return await send(self, *args, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(AbstractConnection, "send_packed_command", counted)
+        yield sent
+
+
+async def test_a_read_is_one_round_trip(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """``get_execution`` reads the runs hash, then it again with the progress hash (two
     round trips); ``execution_of`` reads both once, in one pipeline."""
     async with a_docket(redis_url) as docket:
         await docket.add(body, key="counted")(record={"n": 3})
+        with round_trips(monkeypatch, b"counted") as theirs:
+            await docket.get_execution("counted")
+        with round_trips(monkeypatch, b"counted") as mine:
+            await execution_of(docket, "counted")
+        assert (theirs, mine) == ([2], [1])
 
-        async def reads() -> int:
-            async with docket.redis() as redis:
-                stats = await redis.info("commandstats")
-            found = stats.get("cmdstat_hgetall") or stats.get("hgetall") or {"calls": 0}
-            return int(found["calls"])
 
-        before = await reads()
-        await docket.get_execution("counted")
-        theirs = await reads() - before
-        before = await reads()
-        await execution_of(docket, "counted")
-        mine = await reads() - before
-        assert (theirs, mine) == (3, 2)
+async def test_a_waiting_round_is_read_in_one_round_trip(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tasks/get`` of a task waiting for input reads the round's fate and its answers
+    together: the questions still open, then none once the round has resumed."""
+    async with a_docket(redis_url) as docket:
+        waiting = Waiting(docket)
+        asked = {"a": {"method": "roots/list"}, "b": {"method": "roots/list"}}
+        assert await waiting.answers("t", 0) == {}  # a connection in the pool
+        with round_trips(monkeypatch, b"mcp-input:t:0") as sent:
+            assert await waiting.pending("t", 0, asked) == (None, asked)
+        assert sent == [1]
+        assert await waiting.answer("t", 0, asked, {"a": {"roots": []}}, 60) is None
+        assert await waiting.pending("t", 0, asked) == (None, {"b": asked["b"]})
+        assert await waiting.answer("t", 0, asked, {"b": {"roots": []}}, 60) is not None
+        assert await waiting.pending("t", 0, asked) == ("resume", {})

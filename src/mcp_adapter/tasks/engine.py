@@ -307,11 +307,11 @@ class TaskEngine:
         self, task_id: str, record: Mapping[str, Any], waiting: Mapping[str, Any]
     ) -> tuple[str, dict[str, Any] | None]:
         """The status of a task whose last round asked, and its unanswered questions."""
-        store, round_ = Waiting(self.docket), int(record.get("round", 0))
-        fate = await store.fate(task_id, round_)
+        round_ = int(record.get("round", 0))
+        fate, pending = await Waiting(self.docket).pending(task_id, round_, waiting["requests"])
         if fate is not None:  # cancelled while waiting, or resumed (enqueued, not yet run)
             return ("cancelled" if fate == "cancel" else "working"), None
-        return "input_required", await store.pending(task_id, round_, waiting["requests"])
+        return "input_required", pending
 
     async def update(self, task_id: str, owner: str, responses: Mapping[str, Any]) -> Ack:
         """Answers to a task waiting for input: kept for the questions of its round that

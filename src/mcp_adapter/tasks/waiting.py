@@ -116,7 +116,7 @@ class Waiting:
         key, _ = self._keys(task_id, round_)
         async with self.docket.redis() as redis:
             stored = await redis.hgetall(key)
-        return {_text(name): json.loads(_text(value)) for name, value in stored.items()}
+        return _decoded(stored)
 
     async def fate(self, task_id: str, round_: int) -> str | None:
         """``resume`` (every question answered), ``cancel``, or ``None`` (still waiting)."""
@@ -127,10 +127,17 @@ class Waiting:
 
     async def pending(
         self, task_id: str, round_: int, requests: Mapping[str, Any]
-    ) -> dict[str, Any]:
-        """The round's questions that have no answer yet."""
-        given = await self.answers(task_id, round_)
-        return {key: request for key, request in requests.items() if key not in given}
+    ) -> tuple[str | None, dict[str, Any]]:
+        """The round's :meth:`fate` and its questions that have no answer yet, read in one
+        round trip."""
+        answers_key, fate_key = self._keys(task_id, round_)
+        async with self.docket.redis() as redis, redis.pipeline() as pipe:
+            pipe.get(fate_key)
+            pipe.hgetall(answers_key)
+            fate, stored = await pipe.execute()
+        given = _decoded(stored)
+        left = {key: request for key, request in requests.items() if key not in given}
+        return (None if fate is None else _text(fate)), left
 
     async def answer(
         self,
@@ -174,6 +181,10 @@ class Waiting:
                 return False
             await redis.publish(self.docket.key(f"state:{task_id}"), event)
         return True
+
+
+def _decoded(stored: Mapping[Any, Any]) -> dict[str, Any]:
+    return {_text(name): json.loads(_text(value)) for name, value in stored.items()}
 
 
 def _text(value: Any) -> str:
