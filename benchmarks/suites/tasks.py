@@ -38,8 +38,17 @@ from typing import Any
 
 from benchmarks.harness.curves import Curve, Series
 from benchmarks.harness.processes import Process, cpu_seconds, free_port, redis_server, wait_until
-from benchmarks.harness.suite import Column, Measured, RunOptions, Suite, Table, Target, find
-from benchmarks.harness.timing import Case, Result, Row
+from benchmarks.harness.suite import (
+    Column,
+    Measured,
+    RunOptions,
+    Suite,
+    Table,
+    Target,
+    figure,
+    find,
+)
+from benchmarks.harness.timing import Case, Result
 from benchmarks.harness.venv import ROOT, PinnedVenv
 from benchmarks.suites.served import SHARED
 from benchmarks.workloads.task_load import ACCEPT, Connection, Failed, one_task
@@ -363,22 +372,14 @@ def targets(table: Table) -> list[Target]:
     return found
 
 
-def _figure(key: str, fmt: str, unit: str = "") -> Callable[[Row], str]:
-    def value(row: Row) -> str:
-        found = row.result.extra.get(key)
-        return "" if found is None else format(found, fmt) + unit
-
-    return value
-
-
 TASK_COLUMNS = (
-    Column("tasks/s", _figure("tasks_per_s", ",.0f")),
-    Column("tasks/s vs FastMCP", _figure("paired", ".2f", "x")),
-    Column("p50 ms", _figure("p50_ms", ".1f")),
-    Column("p99 ms", _figure("p99_ms", ".1f")),
-    Column("server CPU µs/task", _figure("server_cpu_us", ",.0f")),
-    Column("CPU vs FastMCP", _figure("cpu_share", ".2f", "x")),
-    Column("redis-server CPU µs/task", _figure("store_cpu_us", ",.0f")),
+    Column("tasks/s", figure("tasks_per_s", ",.0f")),
+    Column("tasks/s vs FastMCP", figure("paired", ".2f", "x")),
+    Column("p50 ms", figure("p50_ms", ".1f")),
+    Column("p99 ms", figure("p99_ms", ".1f")),
+    Column("server CPU µs/task", figure("server_cpu_us", ",.0f")),
+    Column("CPU vs FastMCP", figure("cpu_share", ".2f", "x")),
+    Column("redis-server CPU µs/task", figure("store_cpu_us", ",.0f")),
 )
 
 SUITE = Suite(
