@@ -156,5 +156,8 @@ async def test_a_waiting_round_is_read_in_one_round_trip(
         assert sent == [1]
         assert await waiting.answer("t", 0, asked, {"a": {"roots": []}}, 60) is None
         assert await waiting.pending("t", 0, asked) == (None, {"b": asked["b"]})
-        assert await waiting.answer("t", 0, asked, {"b": {"roots": []}}, 60) is not None
+        with round_trips(monkeypatch, b"mcp-input:t:0") as sent:
+            resumed = await waiting.answer("t", 0, asked, {"b": {"roots": []}}, 60)
+        assert resumed == {"a": {"roots": []}, "b": {"roots": []}}
+        assert sent == [1]  # the script that keeps it answers the round's answers
         assert await waiting.pending("t", 0, asked) == ("resume", {})

@@ -64,15 +64,16 @@ end
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 if #redis.call('HGETALL', KEYS[1]) / 2 >= tonumber(ARGV[2]) then
   if redis.call('SET', KEYS[2], 'resume', 'NX', 'EX', ARGV[1]) then
-    return 1
+    return redis.call('HGETALL', KEYS[1])
   end
 end
 return 0
 """
 """Keeps the first answer given to each key, unless the round's answers would then hold
 more than ``ARGV[3]`` characters (keys and answers, as JSON: ``-1``, nothing kept), and
-decides, once, that the round resumes when every question has one (atomic: two updates
-racing resume it once, and cannot each stay under the cap while both pass it)."""
+decides, once, that the round resumes when every question has one, answering then every
+answer of the round (atomic: two updates racing resume it once, and cannot each stay under
+the cap while both pass it)."""
 
 _FATE = """
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) then
@@ -163,11 +164,11 @@ class Waiting:
             done = await redis.eval(
                 _ANSWER, 2, answers_key, fate_key, str(seconds), str(len(requests)), limit, *fields
             )
-        if int(done) == -1:
-            raise too_large()
-        if int(done) != 1:
+        if not isinstance(done, list):  # -1: over the cap; 0: questions still open
+            if int(done) == -1:
+                raise too_large()
             return None
-        return await self.answers(task_id, round_)
+        return _decoded(dict(zip(done[::2], done[1::2], strict=True)))
 
     async def cancel(self, task_id: str, round_: int, seconds: int) -> bool:
         """Whether the waiting round is cancelled now (``False``: it was resumed first).
