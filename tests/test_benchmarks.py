@@ -49,7 +49,9 @@ def test_every_suite_runs_and_verifies_its_contenders() -> None:
         assert f"[{name}] verifying contenders" in done.stderr
         assert f"[{name}] done in" in done.stderr
         assert title in done.stdout
-    assert done.stdout.count("### Targets") == len(SUITES)
+    # every suite states its targets; the tasks suite's compare with FastMCP, left out here
+    assert done.stdout.count("### Targets") == len(SUITES) - 1
+    assert "FastMCP rows skipped (`--no-venvs`)." in done.stdout
     # the adapter's rows were measured, not skipped
     assert done.stdout.count("| **this adapter") >= 6
     assert "| **this container (sync scope)** |" in done.stdout
