@@ -34,7 +34,16 @@ from benchmarks.harness.suite import (
 from benchmarks.harness.timing import Settings, run, with_ratios
 from benchmarks.harness.venv import ROOT
 
-SUITES = ("container", "mcp_call", "scale", "http", "listeners", "open_state", "replicas")
+SUITES = (
+    "container",
+    "mcp_call",
+    "scale",
+    "http",
+    "listeners",
+    "tasks",
+    "open_state",
+    "replicas",
+)
 """The suites (modules of :mod:`benchmarks.suites`), in the order they run."""
 
 DOCS = ROOT / "docs"

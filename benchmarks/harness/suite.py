@@ -102,6 +102,16 @@ class Suite:
     ``False`` for a suite whose every figure comes by its own method."""
 
 
+def figure(key: str, fmt: str, unit: str = "") -> Callable[[Row], str]:
+    """A column's cell: the row's ``extra[key]`` formatted with ``fmt`` (empty without it)."""
+
+    def value(row: Row) -> str:
+        found = row.result.extra.get(key)
+        return "" if found is None else format(found, fmt) + unit
+
+    return value
+
+
 CALLS_TIMED = Column(
     "calls timed", lambda row: f"{row.result.number * len(row.result.samples_ns):,}"
 )
