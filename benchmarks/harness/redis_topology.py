@@ -206,6 +206,17 @@ class SentinelTopology:
             )
         return node
 
+    def wait_replicated(self) -> None:
+        """Return once every replica has what the primary acknowledged so far (its
+        replication offset): what a failover then cannot lose."""
+        port = self.primary_address()[1]
+        offset = int(info(port)["master_repl_offset"])
+        for _, replica in self.replica_addresses():
+            wait_until(
+                lambda r=replica: int(info(r).get("slave_repl_offset", -1)) >= offset,
+                f"replica {replica} at offset {offset}",
+            )
+
     def failover(self) -> tuple[str, int]:
         """``SENTINEL FAILOVER``: return the new primary once the Sentinels report it,
         it answers as a primary, and the old one serves as its replica."""
