@@ -14,8 +14,8 @@ Skipped with the reason when ``redis-server`` is missing, failed instead with ``
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from contextlib import ExitStack, asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import ExitStack, asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ from tests.replicas.tasks import (
     started,
     tasks_client,
 )
+from tests.replicas.workers import Deployed, worker
 from tests.serving.harness import CLI, serve_process
 
 pytestmark = pytest.mark.anyio
@@ -53,10 +54,12 @@ machine)."""
 PUBLIC = ResourceUpdated(uri="notes://public")
 
 
-@pytest.fixture
-def replicas(topology: SentinelTopology, marks: Path) -> Iterator[list[Replica]]:
-    """``r1`` and ``r2``, each serving and running task bodies, on the Sentinel URL."""
-    started = [Replica(f"r{n}", free_port()) for n in (1, 2)]
+@contextmanager
+def serving(
+    topology: SentinelTopology, marks: Path, names: Sequence[str], flags: Sequence[str] = ()
+) -> Iterator[list[Replica]]:
+    """A replica per name, serving on the Sentinel URL, each ready."""
+    started = [Replica(name, free_port()) for name in names]
     with ExitStack() as stack:
         for replica in started:
             command = [
@@ -71,12 +74,29 @@ def replicas(topology: SentinelTopology, marks: Path) -> Iterator[list[Replica]]
                 "--auth",
                 VERIFIER,
                 *CONTAINER,
+                *flags,
             ]
             env = {"REPLICA": replica.name, "TASK_MARKS": str(marks), KEYS_ENV: KEY_1}
             replica.served = stack.enter_context(serve_process(command, env))
         for replica in started:
             wait_until(lambda r=replica: r.ready() == 200, f"{replica.name} ready")  # type: ignore[misc]
         yield started
+
+
+@pytest.fixture
+def replicas(topology: SentinelTopology, marks: Path) -> Iterator[list[Replica]]:
+    """``r1`` and ``r2``, each serving and running task bodies, on the Sentinel URL."""
+    with serving(topology, marks, ["r1", "r2"]) as started:
+        yield started
+
+
+async def ready_again(replicas: Sequence[Replica]) -> None:
+    for replica in replicas:
+        await anyio.to_thread.run_sync(
+            lambda r=replica: wait_until(
+                lambda: r.ready() == 200, f"{r.name} ready again", RECOVERED_WITHIN
+            )
+        )
 
 
 @asynccontextmanager
@@ -144,12 +164,7 @@ async def test_serving_goes_on_when_the_primary_goes(
             new = await anyio.to_thread.run_sync(getattr(topology, loss))
 
             assert new != old
-            for replica in replicas:
-                await anyio.to_thread.run_sync(
-                    lambda r=replica: wait_until(
-                        lambda: r.ready() == 200, f"{r.name} ready again", RECOVERED_WITHIN
-                    )
-                )
+            await ready_again(replicas)
             assert [await answered(r.url) for r in replicas] == ["r1", "r2"]
             release(marks, mark)
             done = await ended(ada, created["taskId"])
@@ -158,3 +173,33 @@ async def test_serving_goes_on_when_the_primary_goes(
                 {"type": "text", "text": f"{mark} ran on {runner}"}
             ]
             await heard_again(changes, r2.url)
+
+
+async def test_a_worker_on_the_sentinel_url_runs_what_serve_enqueues_across_a_failover(
+    topology: SentinelTopology, marks: Path
+) -> None:
+    """``serve --enqueue-only`` and ``mcp-adapter worker``, both on the Sentinel URL: the
+    task started before the failover and one started after run on the worker."""
+    env = {"TASK_MARKS": str(marks)}
+    with (
+        serving(topology, marks, ["r1"], ["--enqueue-only"]) as (r1,),
+        worker(Deployed(APP, topology.url, CONTAINER, env), "w1"),
+        anyio.fail_after(TIMEOUT * 2),
+    ):
+        async with tasks_client(r1.url, ADA) as ada:
+            before = new_mark()
+            first = (await ada.call("held", {"mark": before}))["taskId"]
+            assert await started(marks, before) == "w1"
+            await anyio.to_thread.run_sync(topology.wait_replicated)
+
+            await anyio.to_thread.run_sync(topology.failover)
+
+            await ready_again([r1])
+            release(marks, before)
+            after = new_mark()
+            release(marks, after)
+            second = (await ada.call("held", {"mark": after}))["taskId"]
+            for mark, task_id in ((before, first), (after, second)):
+                done = await ended(ada, task_id)
+                assert (done["status"], done.get("error")) == ("completed", None)
+                assert done["result"]["content"][0]["text"] == f"{mark} ran on w1"
