@@ -117,7 +117,10 @@ class HandlerPlan:
             return self._invoke_async(instance, scope, request, payload, arguments, threads)
         kwargs = self._sync_arguments(scope, request, payload, arguments)
         method = self.function if self.function is not None else getattr(instance, self.method)
-        return call_off_loop(method, self.is_async, kwargs, threads)
+        if self.is_async:  # ``call_off_loop``'s first case, without its frame
+            called: Awaitable[Any] = method(**kwargs)
+            return called
+        return call_off_loop(method, False, kwargs, threads)
 
     async def _invoke_async(
         self,
