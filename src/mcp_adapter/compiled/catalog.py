@@ -112,6 +112,8 @@ class CompiledComponent:
     borrows: bool = field(init=False, repr=False)
     """A call borrows a worker thread for its whole run (``dispatch.threads.Worker``): a
     thread-bound component with middleware or a timeout, or a sync handler with a timeout."""
+    on_loop: bool = field(init=False, repr=False)
+    """Neither thread-bound nor borrowing: its calls run on the loop (``dispatch.modes.OnLoop``)."""
 
     def __post_init__(self) -> None:
         layers = [layer.plan for layer in self.middleware]
@@ -149,6 +151,7 @@ class CompiledComponent:
             timed and not self.handler.is_async
         )
         object.__setattr__(self, "borrows", borrows)
+        object.__setattr__(self, "on_loop", not (bound or borrows))
         plans = [self.handler, *self.hooks.plans]
         plans.extend(layers)
         plans.extend(resolving)

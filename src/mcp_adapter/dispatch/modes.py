@@ -199,7 +199,7 @@ class OnLoopWithWorker(OnLoop):
         self.visible = functools.partial(dispatcher.visible, threads=worker)
         self.worker = worker
 
-    def call(  # type: ignore[override]
+    def call(
         self,
         plan: HandlerPlan,
         instance: Any,

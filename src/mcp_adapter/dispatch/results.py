@@ -107,10 +107,10 @@ def tool_result(
         # a value of the output contract's own class (what a @tool function returns):
         # its structured content, with no McpResponse made around it
         return _structured(outcome, owner=owner, output=output, modern=modern)
-    if isinstance(outcome, types.CallToolResult):
-        return _complete_result(outcome, output=output, modern=modern)
     if type(outcome) is McpResponse and not outcome.is_error and not outcome.meta:
         return _single(outcome, owner=owner, output=output, modern=modern)
+    if isinstance(outcome, types.CallToolResult):  # after: a model class's check is ABCMeta's
+        return _complete_result(outcome, output=output, modern=modern)
     if output is not None and of_contract(outcome, output):
         # A value of the output contract's type is its structured content, as a @tool
         # function's returned value is (validated like any other before it is sent).

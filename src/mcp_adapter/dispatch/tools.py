@@ -165,7 +165,12 @@ class ToolCalls(TaskCalls):
         held: handles.Held | None,
     ) -> types.CallToolResult | types.InputRequiredResult:
         """The call's answer, through every round of input it asks for (2025-11-25)."""
-        outcome = await self._call_tool(tool, ctx, arguments, request, tracing, place, held=held)
+        if tool.on_loop and tracing is None:  # the common call: ``_call_tool``'s path
+            outcome = await self._tool(self._on_loop, tool, ctx, arguments, request, None, held)
+        else:
+            outcome = await self._call_tool(
+                tool, ctx, arguments, request, tracing, place, held=held
+            )
         if isinstance(outcome, Asked):
             return await self._ask(outcome, tool, ctx, arguments, tracing, place, held)
         return outcome
@@ -272,7 +277,7 @@ class ToolCalls(TaskCalls):
                     run, tool, instance, scope, request, payload, inputs
                 )
             else:
-                spread = tool.arguments(payload)
+                spread = tool.arguments(payload) if tool.spread else None
                 if inputs is not None:
                     spread = {**(spread or {}), **inputs.values(tool.handler.resolved)}
                 outcome = await run.call(

@@ -25,7 +25,7 @@ from typing import Any, NoReturn
 from mcp import MCPError, types
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
-from mcp_types.methods import INPUT_REQUIRED_METHODS
+from mcp_types.methods import INPUT_REQUIRED_METHODS, is_input_required
 
 from mcp_adapter.errors import IncidentError, incident_of
 from mcp_adapter.input.questions import short_digest
@@ -46,25 +46,42 @@ def single_use_state(
     ``audience``), and each state it opens good for one retry, recorded in ``ledger``.
 
     Put on ``Server.middleware`` in the boundary's place. A plain function, not an
-    object with ``__call__``: a request without a ``requestState`` (every call that
-    asks nothing) costs one function call more than the boundary alone.
+    object with ``__call__``; the boundary runs only where it has work: on a request
+    that brings a state (which it opens) and on an ``input_required`` answer (whose
+    state it seals). Any other request or answer passes it untouched, as it would
+    through the boundary, without its checks.
     """
     sealed = RequestStateBoundary(security, default_audience=audience).__call__
     spend = Rounds(ledger, security.ttl).spend
 
+    async def sealing(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        """A request that brings no state: only an ``input_required`` answer goes through
+        the boundary, which seals the state it hands out."""
+        result = await call_next(ctx)
+        if type(result) is dict and result.get("resultType") != "input_required":
+            return result  # the common answer, told apart without the boundary's checks
+        if not is_input_required(result):
+            return result
+        return await sealed(ctx, functools.partial(_answered, result))
+
     def single_use(
         ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> Coroutine[Any, Any, HandlerResult]:
+        if ctx.method not in INPUT_REQUIRED_METHODS:
+            # the boundary passes these on untouched; the rest of the chain is the SDK's
+            # (a coroutine function), typed ``Awaitable`` by ``CallNext``
+            return call_next(ctx)  # type: ignore[return-value]
         params = ctx.params
-        if (
-            params is not None
-            and params.get("requestState") is not None
-            and ctx.method in INPUT_REQUIRED_METHODS
-        ):
-            call_next = functools.partial(spend, call_next)
-        return sealed(ctx, call_next)
+        if params is None or params.get("requestState") is None:
+            return sealing(ctx, call_next)
+        return sealed(ctx, functools.partial(spend, call_next))
 
     return single_use
+
+
+async def _answered(result: HandlerResult, ctx: ServerRequestContext[Any, Any]) -> HandlerResult:
+    """The boundary's ``call_next`` for an answer already given (to be sealed)."""
+    return result
 
 
 class Rounds:
