@@ -3,8 +3,9 @@ as a random identity, every answer checked (docs: input.md, tasks.md, state.md).
 
 Operations: inline calls (sync, async behind layers, a side effect recorded once), an
 input round of each era (2026-07-28 retried by hand, the same retry replayed and sent
-by another identity, both of which must be refused; 2025-11-25 through the SDK's client
-on a stateful session), task tools (one that asks, answered with ``tasks/update``),
+by another identity, both of which must be refused; 2025-11-25 on a stateful session,
+by hand: :mod:`benchmarks.chaos.legacy`), task tools (one that asks, answered with
+``tasks/update``),
 state handles, resource reads (one's own, and another's which must be refused), and
 ``touch``, which the listeners (:mod:`benchmarks.chaos.streams`) must hear of.
 
@@ -22,9 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx2
-from mcp import Client, types
-from mcp.client.streamable_http import streamable_http_client
 
+from benchmarks.chaos import legacy
 from benchmarks.chaos.deploy import Deployment
 from benchmarks.chaos.invariants import Tally
 from benchmarks.chaos.wire import Answer, call, on_task, send
@@ -61,8 +61,16 @@ class Task:
     tool: str
     nonce: str
     accepted: float
+    phase: str = ""
     status: str = "working"
     result: dict[str, Any] | None = None
+    seen: list[str] = field(default_factory=list)
+    """Each status ``tasks/get`` answered, when it changed (seconds after acceptance)."""
+
+    def saw(self, status: str) -> None:
+        if status != self.status or not self.seen:
+            self.seen.append(f"{status}@{time.monotonic() - self.accepted:.0f}s")
+        self.status = status
 
 
 @dataclass
@@ -135,39 +143,8 @@ class Load:
         """A 2025-11-25 session (stateful, kept to its replica by haproxy) answering the
         question the server sends while the call waits."""
         value = nonce()
-
-        async def yes(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-            return types.ElicitResult(action="accept", content={"ok": True})
-
-        started = time.monotonic()
-        headers = {"Authorization": f"Bearer {token(identity)}"}
-        kind = "ask 2025"
-        try:
-            async with asyncio.timeout(BOUND):
-                async with (
-                    httpx2.AsyncClient(headers=headers, timeout=BOUND) as http,
-                    Client(
-                        streamable_http_client(self.url, http_client=http),  # type: ignore[arg-type]
-                        mode="legacy",
-                        elicitation_callback=yes,
-                    ) as client,
-                ):
-                    result = await client.call_tool("ask", {"nonce": value})
-        except TimeoutError:
-            self.tally.violation("unanswered", f"{kind} after {time.monotonic() - started:.1f} s")
-            return
-        except Exception as exc:  # noqa: BLE001  # any failure of the session is an answer
-            self.tally.refused[kind] += 1
-            self.tally.scan(kind, repr(exc), subject(identity))
-            return
-        text = " ".join(p.text for p in result.content if isinstance(p, types.TextContent))
-        self.tally.scan(kind, text, subject(identity))
-        if result.is_error:
-            self.tally.refused[kind] += 1
-            return
-        self.tally.served[kind] += 1
-        if text != f"<<{subject(identity)}>> {value} True":
-            self.tally.violation("wrong answer", f"{kind}: {text!r}")
+        answer = await legacy.ask(self.url, token(identity), {"nonce": value}, BOUND)
+        self.echoed("ask 2025", answer, identity, f"<<{subject(identity)}>> {value} True")
 
     async def task(self, identity: int, tool: str) -> None:
         value = nonce()
@@ -180,7 +157,7 @@ class Load:
         if created.result.get("resultType") != "task" or not isinstance(task_id, str):
             self.tally.violation("wrong answer", f"{tool}: no task: {created.text[:200]}")
             return
-        task = Task(task_id, identity, tool, value, time.monotonic())
+        task = Task(task_id, identity, tool, value, time.monotonic(), phase=self.tally.phase)
         self.tasks[task_id] = task
         self.tally.tasks_accepted += 1
         stranger = self.other(identity)
@@ -200,7 +177,7 @@ class Load:
             )
             if self.tally.answered("tasks/get", got, subject(task.identity)):
                 assert got.result is not None
-                task.status = got.result.get("status", "?")
+                task.saw(got.result.get("status", "?"))
                 if task.status in ENDED:
                     task.result = got.result
                     return
@@ -216,7 +193,8 @@ class Load:
                         BOUND,
                         inputResponses=answers,
                     )
-                    self.tally.answered("tasks/update", update, subject(task.identity))
+                    if self.tally.answered("tasks/update", update, subject(task.identity)):
+                        task.seen.append(f"answered@{time.monotonic() - task.accepted:.0f}s")
             if self.stopping and not answer_input:
                 return
             await asyncio.sleep(0.25)
@@ -292,7 +270,9 @@ class Load:
         await asyncio.gather(*(self.follow(task, answer_input=True) for task in pending))
         for task in self.tasks.values():
             if task.status not in ENDED:
-                self.tally.violation("task lost", f"{task.tool} {task.task_id}: {task.status}")
+                history = " ".join(task.seen)
+                detail = f"{task.tool} {task.task_id}: {history}, accepted {task.phase}"
+                self.tally.violation("task lost", detail)
                 continue
             self.tally.tasks_terminal[task.status] += 1
             for _ in range(3):  # the faults are over: a refusal now is the task's
