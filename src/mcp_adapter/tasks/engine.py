@@ -24,7 +24,7 @@ from mcp_adapter.distribution import needs_extra
 from mcp_adapter.errors import logger
 from mcp_adapter.tasks.places import Places
 from mcp_adapter.tasks.status import StatusSession
-from mcp_adapter.tasks.waiting import INPUT, Waiting, asked
+from mcp_adapter.tasks.waiting import RESUME, Waiting, asked
 from mcp_adapter.tasks.wire import (
     TERMINAL,
     Ack,
@@ -308,6 +308,9 @@ class TaskEngine:
         """The status of a task whose last round asked, and its unanswered questions."""
         store, round_ = Waiting(self.docket), int(record.get("round", 0))
         fate = await store.fate(task_id, round_)
+        if fate == RESUME:  # resumed; its round enqueued again if that was lost
+            answers = await store.answers(task_id, round_)
+            await store.resume(task_id, record, waiting, answers, FUNCTION)
         if fate is not None:  # cancelled while waiting, or resumed (enqueued, not yet run)
             return ("cancelled" if fate == "cancel" else "working"), None
         return "input_required", await store.pending(task_id, round_, waiting["requests"])
@@ -332,10 +335,7 @@ class TaskEngine:
             task_id, round_, waiting["requests"], responses, seconds
         )
         if answers is not None:
-            given = {"state": waiting["state"], "answers": answers}
-            request = {**record["request"], INPUT: given}
-            resumed = {**record, "round": round_ + 1, "request": request}
-            await self.docket.add(FUNCTION, key=task_id)(record=resumed)
+            await Waiting(self.docket).resume(task_id, record, waiting, answers, FUNCTION)
         return Ack()
 
     def _seconds_left(self, execution: Any, record: Mapping[str, Any]) -> int:
