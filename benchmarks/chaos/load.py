@@ -262,34 +262,43 @@ class Load:
         while not self.stopping:
             await self.one(random.randrange(self.identities))
 
-    async def settle(self) -> None:
+    async def settle(self, clients: int) -> None:
         """At the end: every accepted task followed until it ended (bounded), its result
-        read again and checked."""
+        read again and checked, by ``clients`` readers at once."""
         self.stopping = True
         pending = [task for task in self.tasks.values() if task.status not in ENDED]
         await asyncio.gather(*(self.follow(task, answer_input=True) for task in pending))
-        for task in self.tasks.values():
-            if task.status not in ENDED:
-                history = " ".join(task.seen)
-                detail = f"{task.tool} {task.task_id}: {history}, accepted {task.phase}"
-                self.tally.violation("task lost", detail)
-                continue
-            self.tally.tasks_terminal[task.status] += 1
-            for _ in range(3):  # the faults are over: a refusal now is the task's
-                again = await on_task(
-                    self.http, self.url, token(task.identity), "tasks/get", task.task_id, BOUND
-                )
-                if self.tally.answered("tasks/get (ended)", again, subject(task.identity)):
-                    break
-                await asyncio.sleep(1.0)
-            if not again.ok:
-                self.tally.violation("task lost", f"{task.task_id}: unreadable after it ended")
-                continue
-            if task.status == "completed":
-                texts = [p.get("text") for p in again.result["result"]["content"]]  # type: ignore[index]
-                wanted = f"<<{subject(task.identity)}>> {task.nonce}"
-                if not texts or not str(texts[0]).startswith(wanted):
-                    self.tally.violation("wrong answer", f"task {task.task_id}: {texts!r}")
+        queue = list(self.tasks.values())
+
+        async def reader() -> None:
+            while queue:
+                await self.reread(queue.pop())
+
+        await asyncio.gather(*(reader() for _ in range(clients)))
+
+    async def reread(self, task: Task) -> None:
+        """An accepted task has ended, and its result is still readable and right."""
+        if task.status not in ENDED:
+            history = " ".join(task.seen)
+            detail = f"{task.tool} {task.task_id}: {history}, accepted {task.phase}"
+            self.tally.violation("task lost", detail)
+            return
+        self.tally.tasks_terminal[task.status] += 1
+        for _ in range(3):  # the faults are over: a refusal now is the task's
+            again = await on_task(
+                self.http, self.url, token(task.identity), "tasks/get", task.task_id, BOUND
+            )
+            if self.tally.answered("tasks/get (ended)", again, subject(task.identity)):
+                break
+            await asyncio.sleep(1.0)
+        if not again.ok:
+            self.tally.violation("task lost", f"{task.task_id}: unreadable after it ended")
+            return
+        if task.status == "completed":
+            texts = [p.get("text") for p in again.result["result"]["content"]]  # type: ignore[index]
+            wanted = f"<<{subject(task.identity)}>> {task.nonce}"
+            if not texts or not str(texts[0]).startswith(wanted):
+                self.tally.violation("wrong answer", f"task {task.task_id}: {texts!r}")
 
 
 OPERATIONS = (

@@ -81,7 +81,7 @@ async def run(deployment: Deployment, args: Settings) -> Result:
             load.stopping = True
             loaded = time.monotonic()
             await asyncio.gather(*clients)
-            await load.settle()
+            await load.settle(args.clients)
         finally:
             for task in [*background, *clients]:
                 task.cancel()
