@@ -42,6 +42,8 @@ LEDGER_ENV = "CHAOS_LEDGER"
 TWICE = "twice"
 """The ledger's list of operation ids whose body ran more than once."""
 REDELIVERY_TIMEOUT = 3.0
+TASK_TTL = 3600.0
+"""Seconds a task and its result stay readable: past the length of a long run."""
 
 
 def mark(subject: str) -> str:
@@ -255,7 +257,7 @@ class ChaosServer(Server):
     )
     resources = (Secret,)
     tasks = Tasks(
-        ttl=600,
+        ttl=TASK_TTL,
         max_running=200,
         max_running_per_identity=20,
         redelivery_timeout=REDELIVERY_TIMEOUT,

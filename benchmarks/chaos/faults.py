@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import httpx2
 
-from benchmarks.chaos.deploy import Deployment
+from benchmarks.chaos.deploy import Deployment, Member
 from benchmarks.chaos.invariants import Tally
 from benchmarks.chaos.load import BOUND, Load, nonce, token
 from benchmarks.chaos.wire import ENVELOPE, call, headers
@@ -78,18 +78,17 @@ class Faults:
         ]
 
     async def kill_replica(self) -> None:
-        replicas = self.deployment.replicas
-        replica = replicas[self.turn // len(self.schedule) % len(replicas)]
-        replica.kill()
-        replica.restarts += 1
-        await asyncio.to_thread(self.deployment.start_replica, replica)
+        await self._kill(self.deployment.replicas, self.deployment.start_replica)
 
     async def kill_worker(self) -> None:
-        workers = self.deployment.workers
-        worker = workers[self.turn // len(self.schedule) % len(workers)]
-        worker.kill()
-        worker.restarts += 1
-        await asyncio.to_thread(self.deployment.start_worker, worker)
+        await self._kill(self.deployment.workers, self.deployment.start_worker)
+
+    async def _kill(self, members: list[Member], start: Callable[[Member], None]) -> None:
+        """SIGKILL of one of ``members`` (each in turn), then started again."""
+        member = members[self.turn // len(self.schedule) % len(members)]
+        member.kill()
+        member.restarts += 1
+        await asyncio.to_thread(start, member)
 
     async def stall_redis(self) -> None:
         self.deployment.redis.signal(signal.SIGSTOP)

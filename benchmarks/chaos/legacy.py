@@ -21,6 +21,8 @@ from benchmarks.chaos.wire import Answer
 
 PROTOCOL = "2025-11-25"
 ACCEPT = "application/json, text/event-stream"
+REPLY_TRIES = 20
+REPLY_PAUSE = 0.5
 
 
 def _headers(token: str, session: str | None = None) -> dict[str, str]:
@@ -53,6 +55,20 @@ async def _open(http: httpx2.AsyncClient, url: str, token: str) -> str | Answer:
     return session
 
 
+async def _reply(
+    http: httpx2.AsyncClient, url: str, headers: dict[str, str], reply: dict[str, Any]
+) -> bool:
+    """Send the answer to the server's question until it is taken (``202``), for
+    ``REPLY_TRIES`` attempts: while Redis stalls every replica is out of the balancer,
+    which answers ``503``, and the call would wait for an answer that never came."""
+    for _ in range(REPLY_TRIES):
+        response = await http.post(url, json=reply, headers=headers)
+        if response.is_success:
+            return True
+        await asyncio.sleep(REPLY_PAUSE)
+    return False
+
+
 async def _round(
     http: httpx2.AsyncClient, url: str, token: str, session: str, arguments: dict[str, Any]
 ) -> Answer:
@@ -78,7 +94,9 @@ async def _round(
                     "id": message["id"],
                     "result": {"action": "accept", "content": {"ok": True}},
                 }
-                await http.post(url, json=reply, headers=_headers(token, session))
+                if not await _reply(http, url, _headers(token, session), reply):
+                    body = "the balancer did not take the answer: " + "\n".join(text)
+                    return Answer("error", 0.0, text=body)
             elif message.get("id") == 1:
                 kind = "error" if "error" in message else "ok"
                 return Answer(

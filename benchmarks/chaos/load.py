@@ -25,6 +25,7 @@ from typing import Any
 import httpx2
 
 from benchmarks.chaos import legacy
+from benchmarks.chaos.app import TASK_TTL
 from benchmarks.chaos.deploy import Deployment
 from benchmarks.chaos.invariants import Tally
 from benchmarks.chaos.wire import Answer, call, on_task, send
@@ -284,6 +285,8 @@ class Load:
             self.tally.violation("task lost", detail)
             return
         self.tally.tasks_terminal[task.status] += 1
+        if time.monotonic() - task.accepted > TASK_TTL - BOUND:
+            return  # past (or about to pass) its TTL: absent, as documented
         for _ in range(3):  # the faults are over: a refusal now is the task's
             again = await on_task(
                 self.http, self.url, token(task.identity), "tasks/get", task.task_id, BOUND
