@@ -1,4 +1,5 @@
-"""Benchmarks: ``uv run --group bench python -m benchmarks`` (see docs/performance.md).
+"""Benchmarks: ``uv run --group bench python -m benchmarks`` (docs/performance.md; method:
+benchmarks/README.md).
 
 Four folders, each importing only itself and the ones before it: ``harness`` (timed
 loops, suites and their report, the HTTP load generator, processes and venvs),

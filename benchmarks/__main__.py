@@ -18,6 +18,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from benchmarks.harness.curves import draw, image_name
 from benchmarks.harness.suite import (
     Machine,
     Measured,
@@ -33,7 +34,16 @@ from benchmarks.harness.suite import (
 from benchmarks.harness.timing import Settings, run, with_ratios
 from benchmarks.harness.venv import ROOT
 
-SUITES = ("container", "mcp_call", "scale", "http")
+SUITES = (
+    "container",
+    "mcp_call",
+    "scale",
+    "http",
+    "listeners",
+    "tasks",
+    "open_state",
+    "replicas",
+)
 """The suites (modules of :mod:`benchmarks.suites`), in the order they run."""
 
 DOCS = ROOT / "docs"
@@ -149,7 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         say(f"{len(cases)} cases; {options.settings.describe()}")
         results = run(cases, options.settings, progress=say) if cases else []
         table = with_ratios([*results, *measured.results])
-        ran = SuiteRun(suite, table, suite.targets(table), options.settings, measured)
+        shown = options.settings if suite.timed_loops else None
+        ran = SuiteRun(suite, table, suite.targets(table), shown, measured)
         runs.append(ran)
         print(suite_markdown(ran), flush=True)
         say(f"done in {time.perf_counter() - suite_started:.1f} s")
@@ -158,9 +169,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
         image = args.out / "benchmarks.png"
         drew = plot(runs, machine, image)
+        images = {
+            ran.suite.name: image_name(ran.suite.name)
+            for ran in runs
+            if draw(
+                ran.measured.curves,
+                f"python -m benchmarks {ran.suite.name}, {machine.line()}",
+                args.out / image_name(ran.suite.name),
+            )
+        }
         markdown = args.out / "benchmarks.md"
         markdown.write_text(
-            document(runs, machine, settings, command_line(), image=image.name if drew else None)
+            document(
+                runs,
+                machine,
+                settings,
+                command_line(),
+                image=image.name if drew else None,
+                images=images,
+            )
         )
         print(f"wrote {markdown}" + (f" and {image}" if drew else " (no matplotlib: no plot)"))
     print(f"done in {time.perf_counter() - started:.1f} s", file=sys.stderr)

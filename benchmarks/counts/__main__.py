@@ -8,7 +8,7 @@ Commands::
     python -m benchmarks.counts budget --update --reason "why" [--python PY]   a new baseline
 
 A row is ``scenario/tag`` (``modern/ours-constructor``, ``scoped/ours-sync``);
-``--rows`` lists them. See docs/performance.md, "Instruction counts".
+``--rows`` lists them. See benchmarks/README.md, "Instruction counts".
 """
 
 from __future__ import annotations

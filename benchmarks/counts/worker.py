@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 # container workload's classes are then allocated at the same addresses in every run.
 # Their hashes are their addresses, so where they land in the scope's dictionaries
 # (and how many probes a lookup takes) would otherwise change from run to run; see
-# docs/performance.md, "Instruction counts".
+# benchmarks/README.md, "Instruction counts".
 import benchmarks.workloads.container  # noqa: F401
 from benchmarks.counts.rows import Row, per_call, rows
 from benchmarks.counts.run import Region, label, versions

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
+from benchmarks.harness.curves import Curve
 from benchmarks.harness.timing import Case, Result, Row, Settings
 from benchmarks.harness.venv import commit
 
@@ -39,6 +40,8 @@ class Measured:
     notes: Sequence[str] = ()
     versions: Sequence[str] = ()
     """Extra ``name version`` strings for the report's versions line."""
+    curves: Sequence[Curve] = ()
+    """How costs grow with the work (scale suites), drawn as ``benchmarks-<suite>.png``."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,19 @@ class Suite:
     """Scenario key -> title of its ratio column (default ``x floor``)."""
     columns: Mapping[str, Sequence[Column]] = field(default_factory=dict)
     """Scenario key -> extra columns after the ratio."""
+    timed_loops: bool = True
+    """Whether rows are timed by the harness's loops (the report then names its settings);
+    ``False`` for a suite whose every figure comes by its own method."""
+
+
+def figure(key: str, fmt: str, unit: str = "") -> Callable[[Row], str]:
+    """A column's cell: the row's ``extra[key]`` formatted with ``fmt`` (empty without it)."""
+
+    def value(row: Row) -> str:
+        found = row.result.extra.get(key)
+        return "" if found is None else format(found, fmt) + unit
+
+    return value
 
 
 CALLS_TIMED = Column(
@@ -226,9 +242,12 @@ def targets_markdown(targets: Sequence[Target]) -> str:
     return "\n".join(lines)
 
 
-def suite_markdown(run: SuiteRun, *, heading: str = "##") -> str:
+def suite_markdown(run: SuiteRun, *, heading: str = "##", image: str | None = None) -> str:
+    """The suite's section; ``image`` is its curves' PNG, linked under the heading."""
     suite = run.suite
     parts = [f"{heading} {suite.title}", ""]
+    if image:
+        parts += [f"![{suite.title}]({image})", ""]
     found = [versions(suite.packages)] if suite.packages else []
     found += list(run.measured.versions)
     if found:
@@ -262,7 +281,10 @@ def document(
     command: str,
     *,
     image: str | None,
+    images: Mapping[str, str] | None = None,
 ) -> str:
+    """The whole report; ``images`` maps a suite's name to its curves' PNG."""
+    images = images or {}
     head = [
         "# Benchmark results",
         "",
@@ -286,7 +308,8 @@ def document(
     ]
     if image:
         head += [f"![ratios to the floor]({image})", ""]
-    return "\n".join(head + [suite_markdown(run) for run in runs]).rstrip() + "\n"
+    sections = [suite_markdown(run, image=images.get(run.suite.name)) for run in runs]
+    return "\n".join(head + sections).rstrip() + "\n"
 
 
 def _color(r: Row) -> str:

@@ -31,6 +31,7 @@ from benchmarks.harness.suite import (
     Suite,
     Table,
     Target,
+    figure,
     find,
 )
 from benchmarks.harness.timing import Case, Row, Settings
@@ -300,14 +301,6 @@ def targets(table: Table) -> list[Target]:
     return found
 
 
-def _figure(key: str, fmt: str, unit: str = "") -> Callable[[Row], str]:
-    def value(row: Row) -> str:
-        found = row.result.extra.get(key)
-        return "" if found is None else format(found, fmt) + unit
-
-    return value
-
-
 def _vs_anchor(row: Row) -> str:
     return f"{row.result.extra.get('paired', 1 / row.ratio):.2f}x"
 
@@ -320,14 +313,14 @@ def _spread(row: Row) -> str:
 
 
 HTTP_COLUMNS = (
-    Column("req/s", _figure("rps", ",.0f")),
+    Column("req/s", figure("rps", ",.0f")),
     Column("req/s vs MCPServer", _vs_anchor),
-    Column("req/s vs floor", _figure("over_floor", ".2f", "x")),
-    Column("p50 ms", _figure("p50_ms", ".1f")),
-    Column("p99 ms", _figure("p99_ms", ".1f")),
-    Column("server CPU µs/req", _figure("cpu_us", ",.0f")),
-    Column("server cores", _figure("server_cores", ".2f")),
-    Column("others' cores", _figure("other_cores", ".2f")),
+    Column("req/s vs floor", figure("over_floor", ".2f", "x")),
+    Column("p50 ms", figure("p50_ms", ".1f")),
+    Column("p99 ms", figure("p99_ms", ".1f")),
+    Column("server CPU µs/req", figure("cpu_us", ",.0f")),
+    Column("server cores", figure("server_cores", ".2f")),
+    Column("others' cores", figure("other_cores", ".2f")),
 )
 WORKER_COLUMNS = (*HTTP_COLUMNS, Column("connections per worker", _spread))
 

@@ -111,13 +111,14 @@ DISCONNECT: Mapping[str, Any] = {"type": "http.disconnect"}
 Call = Callable[[], Awaitable[tuple[int, bytes]]]
 
 
-def scope_for(body: bytes) -> dict[str, Any]:
-    """The HTTP scope uvicorn would build for a POST of ``body`` to :data:`PATH`."""
+def scope_for(body: bytes, headers: Sequence[tuple[str, str]] = HEADERS) -> dict[str, Any]:
+    """The HTTP scope uvicorn would build for a POST of ``body`` with ``headers`` to
+    :data:`PATH`."""
     raw = [
         (b"host", f"{HOST}:{PORT}".encode()),
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
-        *((name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in HEADERS),
+        *((name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers),
     ]
     return {
         "type": "http",

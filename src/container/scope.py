@@ -199,14 +199,21 @@ class GivenScope(Scope):
     """A scope given context values, or opened in a session (a plain ``Scope`` is neither,
     so the common scope costs nothing for either)."""
 
-    __slots__ = ("context", "session")
+    __slots__ = ("_session", "context")
 
     def __init__(
         self, container: Resolving, context: Mapping[Any, Any], session: Scope | None = None
     ) -> None:
         super().__init__(container)
         self.context = context
-        self.session = self if session is None else session  # type: ignore[misc]
+        self._session = session
+        """``None``: its own session. Not ``self``: a scope that refers to itself is a
+        reference cycle, which only a collection of the garbage collector frees (with
+        its cache and context), after every request."""
+
+    @property
+    def session(self) -> Scope:
+        return self if self._session is None else self._session
 
 
 class SessionScope(Scope):

@@ -1,13 +1,4 @@
-"""The repository root on ``sys.path``: ``test_tenancy`` imports ``examples.helpdesk``."""
-
-import sys
-from pathlib import Path
-
 import pytest
-
-ROOT = str(Path(__file__).resolve().parents[2])
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
 
 
 @pytest.fixture

@@ -2,7 +2,10 @@
 error and cancellation; failures are reported; misuse is a ScopeError."""
 
 import asyncio
+import contextlib
+import gc
 import logging
+import weakref
 from collections.abc import AsyncIterator, Generator, Iterator
 from contextlib import contextmanager
 
@@ -523,3 +526,29 @@ def test_container_scope_starts_like_the_scope_constructor() -> None:
     with made as scope:
         assert scope.get(First) is scope.get(First)
     assert made.closed
+
+
+@pytest.mark.parametrize("in_session", [False, True])
+def test_a_dropped_scope_frees_its_context_without_the_cycle_collector(in_session: bool) -> None:
+    """A request scope given context values is not a reference cycle: dropping it frees
+    what it holds at once, not at the next collection (a delivery or a call opens one)."""
+
+    class Marker:
+        pass
+
+    container = Container()
+    container.scoped(First)
+    marker = Marker()
+    freed = weakref.ref(marker)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        with contextlib.ExitStack() as stack:
+            opener = stack.enter_context(container.session()) if in_session else container
+            with opener.scope({Marker: marker}) as scope:
+                assert scope.get(First) is scope.get(First)
+            del scope, marker
+            assert freed() is None
+    finally:
+        if collecting:
+            gc.enable()

@@ -42,7 +42,9 @@ def test_a_prefix_needs_redis_and_a_url_is_a_redis_one() -> None:
     assert done.stderr.splitlines()[0] == "error: --redis-prefix needs --redis redis://HOST:PORT/DB"
     done = run_cli(["serve", APP, "--redis", "http://u:hunter2@cache:6379"])
     assert done.returncode == 2
-    assert "a Redis URL starts with redis://, rediss:// or unix://" in done.stderr
+    assert (
+        "a Redis URL starts with redis://, rediss://, unix:// or redis+sentinel://" in done.stderr
+    )
     assert "hunter2" not in done.stderr
 
 

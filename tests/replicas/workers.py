@@ -31,22 +31,43 @@ class Worker:
         return self.process.wait(timeout=timeout)
 
 
-def worker_command(deployment: Cluster) -> list[str]:
+@dataclass(frozen=True)
+class Deployed:
+    """What a worker shares with the deployment it works for: the app, the Redis URL, the
+    ``serve`` flags (it takes ``--container``) and the environment."""
+
+    app: str
+    redis_url: str
+    flags: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, deployment: Cluster | Deployed) -> Deployed:
+        if isinstance(deployment, Deployed):
+            return deployment
+        return cls(deployment.app, deployment.redis.url, deployment.flags, deployment.env)
+
+
+def worker_command(deployment: Cluster | Deployed) -> list[str]:
+    deployed = Deployed.of(deployment)
+    flags = deployed.flags
     container = [
         flag
-        for index, flag in enumerate(deployment.flags)
-        if flag == "--container" or (index > 0 and deployment.flags[index - 1] == "--container")
+        for index, flag in enumerate(flags)
+        if flag == "--container" or (index > 0 and flags[index - 1] == "--container")
     ]
-    return [*CLI, "worker", deployment.app, "--redis", deployment.redis.url, *container]
+    return [*CLI, "worker", deployed.app, "--redis", deployed.redis_url, *container]
 
 
 @contextmanager
-def worker(deployment: Cluster, name: str, env: dict[str, str] | None = None) -> Iterator[Worker]:
+def worker(
+    deployment: Cluster | Deployed, name: str, env: dict[str, str] | None = None
+) -> Iterator[Worker]:
     """A worker named ``name`` (its ``REPLICA``), yielded once it runs; stopped at the end."""
     process = subprocess.Popen(
         worker_command(deployment),
         cwd=REPO,
-        env=cli_env({**deployment.env, **(env or {}), "REPLICA": name}),
+        env=cli_env({**Deployed.of(deployment).env, **(env or {}), "REPLICA": name}),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

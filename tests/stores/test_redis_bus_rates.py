@@ -106,7 +106,9 @@ def test_shared_redis_names_and_checks() -> None:
     served = shared.for_server("notes")
     assert served.key("events") == "mcp_adapter:notes:events"
     assert served.subscription_bus().channel == "mcp_adapter:notes:changes"
-    with pytest.raises(ValueError, match=r"redis://, rediss:// or unix://, not 'http://u:\*\*\*@h"):
+    with pytest.raises(
+        ValueError, match=r"rediss://, unix:// or redis\+sentinel://, not 'http://u:\*\*\*@h"
+    ):
         SharedRedis.of("http://u:secret@h:1")
     with pytest.raises(ValueError, match="a Redis prefix is a word"):
         SharedRedis(shared.client, prefix="a b")

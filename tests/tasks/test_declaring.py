@@ -6,14 +6,12 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
 from container import Container
 from mcp_adapter import McpExtension, Platform, ToolSpec, tool
 from mcp_adapter.serving.lowlevel import build_sdk_server
-from tests import needs
 from tests.tasks.helpers import connected
 
 pytestmark = pytest.mark.anyio
@@ -80,31 +78,6 @@ def test_a_task_tool_without_pydocket_fails_to_compile_with_the_install_hint() -
         done.stdout
     )
     assert "pip install 'mcp-adapter-di[tasks]'" in done.stdout
-
-
-def test_the_task_benchmark_measures_each_operation_in_memory_and_redis() -> None:
-    needs.command("redis-server", "apt-get install -y redis-server")
-    done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.task_cost", "--calls", "3"],
-        cwd=Path(__file__).resolve().parents[2],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    rows = {
-        cells[0]: cells[1:]
-        for line in done.stdout.splitlines()
-        if line.startswith("| ") and not line.startswith("| operation")
-        for cells in [[cell.strip() for cell in line.strip("|").split("|")]]
-    }
-    assert list(rows) == ["inline", "start", "result", "start + result"]
-    for memory, redis, ratio in rows.values():
-        assert float(memory) > 0
-        assert float(redis) > 0
-        assert float(ratio.removesuffix("x")) == pytest.approx(
-            float(redis) / float(memory), rel=0.02
-        )
 
 
 def test_check_names_a_task_tool_whose_service_needs_the_http_request() -> None:

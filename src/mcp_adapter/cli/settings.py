@@ -107,7 +107,8 @@ SETTINGS = (
         "--redis",
         "text",
         "the Redis that replicas share (change notifications, resumable streams' events, "
-        "tasks); default: none, everything stays in this process",
+        "tasks, state handles); redis+sentinel://SENTINEL:PORT,.../SERVICE/DB follows the "
+        "primary Redis Sentinel names; default: none, everything stays in this process",
         "redis://HOST:PORT/DB",
         secret=True,
     ),

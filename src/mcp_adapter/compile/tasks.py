@@ -14,7 +14,14 @@ from mcp_adapter.distribution import MissingExtra, install_hint, needs_extra
 from mcp_adapter.errors import problem
 from mcp_adapter.tasks.wire import EXTENSION
 
-URL_SCHEMES = ("memory://", "redis://", "rediss://", "redis+sentinel://", "unix://")
+URL_SCHEMES = (
+    "memory://",
+    "redis://",
+    "rediss://",
+    "redis+sentinel://",
+    "rediss+sentinel://",
+    "unix://",
+)
 
 
 def task_support_of(value: Any, where: str, problems: list[Problem]) -> str:

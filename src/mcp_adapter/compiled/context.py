@@ -95,7 +95,10 @@ class RequestValues(Mapping[Any, Any]):
         elif key is ClientLogger:
             value = ClientLogger(self.request)
         elif key is StateHandles and self._handles is not None:
-            value = StateHandles(self._handles, client_of(self.request.context, self._caller))
+            context = self.request.context
+            owner = client_of(context, self._caller)
+            call = context if self.request.method == "tools/call" else None  # what settles
+            value = StateHandles(self._handles, owner, call)
         else:
             value = self.request.provided.get(key)
         if value is None:

@@ -12,10 +12,10 @@ services are the handle's. The records live in a ``HandleStore``
 from __future__ import annotations
 
 import secrets
-from collections.abc import Awaitable, Hashable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 
-from container import Container
+from container import Container, SessionScope
 from mcp_adapter.declare.handles import StateHandle
 from mcp_adapter.notifications.threads import loop_token, reach
 from mcp_adapter.stores.handles import HandleStore, MemoryHandles
@@ -32,6 +32,15 @@ class HandleField:
     """Its attribute on the validated payload."""
     wire: str
     """Its key in the call's arguments (the field's alias, else its name)."""
+
+
+def handle_sessions(container: Container) -> Callable[[str], SessionScope]:
+    """What builds the session scope of a handle: the container's, knowing the handle."""
+
+    def session(handle: str) -> SessionScope:
+        return container.session({StateHandle: StateHandle(handle)})
+
+    return session
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,19 +68,23 @@ class StateHandles:
     handle that is not the caller's open one.
     """
 
-    __slots__ = ("_desk", "_owner", "_token")
+    __slots__ = ("_call", "_desk", "_owner", "_token")
 
-    def __init__(self, desk: HandleDesk, owner: Hashable) -> None:
+    def __init__(self, desk: HandleDesk, owner: Hashable, call: object = None) -> None:
         self._desk = desk
         self._owner = owner
+        self._call = call
+        """The SDK's context of the tool call minting (the store settles its handles);
+        ``None`` off a tool call (a resource, a prompt): the in-memory store mints there,
+        the Redis one refuses."""
         self._token = loop_token()
 
     def open(self) -> StateHandle:
         """A new handle of the caller, with a session scope of its own; raises
         ``TooManyHandles`` (a tool error) when the caller or the server holds too many."""
         handle = StateHandle(secrets.token_urlsafe(HANDLE_BYTES))
-        session = self._desk.container.session({StateHandle: handle})
-        self._desk.store.add(self._owner, handle, session)
+        session = handle_sessions(self._desk.container)(handle)
+        self._desk.store.add(self._owner, handle, session, self._call)
         return handle
 
     def close(self, handle: str) -> Awaitable[None]:

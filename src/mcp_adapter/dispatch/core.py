@@ -26,6 +26,7 @@ from mcp_adapter.compiled.handles import HandleDesk
 from mcp_adapter.declare.middleware import Call, RequestCall
 from mcp_adapter.declare.request import McpRequest, Transport, freeze
 from mcp_adapter.dispatch import telemetry
+from mcp_adapter.dispatch.batched import Batched
 from mcp_adapter.dispatch.cache_hints import page_hints
 from mcp_adapter.dispatch.chain import through
 from mcp_adapter.dispatch.inflight import CallsInFlight, Place
@@ -77,6 +78,9 @@ class DispatchCore(Visibility, InputPhase):
         self.handles = HandleDesk.of(container, handles)
         """The state handles of this server's callers (shared with the other dispatchers of
         one app), in memory by default."""
+        self._together: Batched[tuple[bool, bool]] = Batched(self.threads)
+        """Sync visibility checks of one turn of the loop (one change reaching many
+        listeners), run in one worker-thread call."""
         self._on_loop = OnLoop(self)
         self._on_thread = OnThread(self)
         self._otel = telemetry.switch(catalog.server)

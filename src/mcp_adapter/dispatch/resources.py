@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
@@ -13,7 +14,7 @@ from mcp_adapter.compiled.catalog import (
     CompiledResource,
 )
 from mcp_adapter.declare.middleware import Call, RequestCall
-from mcp_adapter.declare.request import McpRequest
+from mcp_adapter.declare.request import McpRequest, freeze
 from mcp_adapter.dispatch import stage, telemetry
 from mcp_adapter.dispatch.cache_hints import combined, hinted
 from mcp_adapter.dispatch.core import DispatchCore, Given, Mode
@@ -21,6 +22,7 @@ from mcp_adapter.dispatch.inflight import Place
 from mcp_adapter.dispatch.inputs import handler_asked
 from mcp_adapter.dispatch.snapshot import is_modern
 from mcp_adapter.dispatch.telemetry import Tracing
+from mcp_adapter.dispatch.visibility import verdict
 from mcp_adapter.errors import (
     Forbidden,
     IncidentError,
@@ -92,10 +94,12 @@ class ResourceReads(DispatchCore):
                 return template, variables
         return None
 
-    async def readable(self, ctx: Any, uri: str) -> bool:
+    async def readable(self, ctx: Any, uri: str, request: McpRequest | None = None) -> bool:
         """Whether the caller of ``ctx`` would find ``uri`` as a read would: a resource serves
         it, and its hooks, run now with that caller, neither hide nor refuse it (a failing
-        hook refuses). What delivers ``notifications/resources/updated`` asks this."""
+        hook refuses). What delivers ``notifications/resources/updated`` asks this;
+        ``request``: the snapshot of ``ctx``'s request when the caller keeps one (a listen
+        stream builds it once), given the URI and its variables here."""
         self._follow()
         static = self.catalog.resources.get(uri)
         candidates = [static] if static is not None else []
@@ -106,16 +110,32 @@ class ResourceReads(DispatchCore):
             if not resource.hooks.any:
                 return True
             variables = found[1] if found is not None and resource is found[0] else {}
-            request = self.request(ctx, uri=uri, uri_variables=variables)
+            asked = (
+                self.request(ctx, uri=uri, uri_variables=variables)
+                if request is None
+                else replace(request, uri=uri, uri_variables=freeze(variables))
+            )
             try:
-                async with self.scope(ctx, request) as scope:
-                    registered, authorized = await self.visible(resource, scope, request)
+                if resource.sync_hooks:  # with every other listener's, in one thread hop
+                    check = functools.partial(self._verdict, resource, ctx, asked)
+                    registered, authorized = await self._together.run(check)
+                else:
+                    async with self.scope(ctx, asked) as scope:
+                        registered, authorized = await self.visible(resource, scope, asked)
             except Exception as exc:  # noqa: BLE001 - a failing hook shows nothing
                 self._incident("resource visibility", uri, exc)
                 return False
             if registered:
                 return authorized
         return False
+
+    def _verdict(
+        self, resource: CompiledResource, ctx: Any, request: McpRequest
+    ) -> tuple[bool, bool]:
+        """On a worker thread: ``resource``'s sync hooks for ``request``, in a scope opened
+        and closed there, as a listing's (``Visibility._filter``)."""
+        with self.scope(ctx, request) as scope:
+            return verdict(resource, scope, request)
 
     async def read_resource(
         self,

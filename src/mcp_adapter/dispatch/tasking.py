@@ -15,6 +15,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 
 from mcp_adapter.compiled.catalog import Catalog, CompiledTool
+from mcp_adapter.compiled.handles import StateHandles
 from mcp_adapter.declare.middleware import RequestCall
 from mcp_adapter.declare.request import McpRequest, freeze
 from mcp_adapter.dispatch import stage
@@ -192,10 +193,13 @@ class TaskCalls(DispatchCore):
             return {"error": {"code": types.INVALID_PARAMS, "message": f"Unknown tool: {name}"}}
         ctx = TaskContext(str(data["protocol_version"]), token_of(data), status)
         request = request_of(data, ctx)
+        mints = StateHandles in tool.contexts
         try:
             request, retry = resumed(request, data.get(INPUT))
             arguments = data["arguments"]  # plain, as they came
             outcome = await self._call_tool(tool, ctx, arguments, request, None, None, retry)
+            if mints:  # the handles the body minted are known before its outcome is
+                await self.handles.store.settle(ctx)
         except MCPError as error:
             return {"error": {"code": error.code, "message": error.message}}
         except ToolError as refusal:
@@ -205,6 +209,9 @@ class TaskCalls(DispatchCore):
             return {"error": {"code": denied.code, "message": denied.message}}
         except Exception as exc:  # noqa: BLE001 - every failure becomes a safe result
             outcome = execution_failed(self._incident("tool", tool.name, exc))
+        finally:
+            if mints:  # a body that failed drops the handles it minted
+                await self.handles.store.settle(ctx, keep=False)
         if isinstance(outcome, types.InputRequiredResult):  # the task waits (tasks.waiting)
             requests = {
                 key: question.model_dump(by_alias=True, mode="json", exclude_none=True)

@@ -15,6 +15,7 @@ from container import Scope
 from mcp_adapter.compiled.catalog import (
     CompiledTool,
 )
+from mcp_adapter.compiled.handles import StateHandles
 from mcp_adapter.declare.middleware import Call, RequestCall
 from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.dispatch import handles, stage, telemetry
@@ -116,25 +117,23 @@ class ToolCalls(TaskCalls):
         request = self.request(ctx, given, arguments=arguments) if tool.needs_request else None
         place = None if self.calls is None else self.calls.admit(ctx, self.caller)
         held = None
+        mints = StateHandles in tool.contexts
         try:
             if tool.handle is not None:  # its calls run in the session of the handle they carry
                 store = self.handles.store
                 held = await handles.take(store, tool.handle, ctx, self.caller, arguments)
+            answer: ToolAnswer | None = None
             if tool.timeout is None:
-                outcome = await self._call_tool(
-                    tool, ctx, arguments, request, tracing, place, held=held
-                )
-                if isinstance(outcome, Asked):
-                    return await self._ask(outcome, tool, ctx, arguments, tracing, place, held)
-                return outcome
-            with anyio.move_on_after(tool.timeout):
-                outcome = await self._call_tool(
-                    tool, ctx, arguments, request, tracing, place, held=held
-                )
-                if isinstance(outcome, Asked):
-                    return await self._ask(outcome, tool, ctx, arguments, tracing, place, held)
-                return outcome
-            return timed_out(tool.timeout, self._timed_out("tool", tool.name, tool.timeout))
+                answer = await self._answer(tool, ctx, arguments, request, tracing, place, held)
+            else:
+                with anyio.move_on_after(tool.timeout):
+                    answer = await self._answer(tool, ctx, arguments, request, tracing, place, held)
+                if answer is None:
+                    late = self._timed_out("tool", tool.name, tool.timeout)
+                    answer = timed_out(tool.timeout, late)
+            if mints:  # the handles it minted are known to every call before it answers
+                await self.handles.store.settle(ctx)
+            return answer
         except MCPError:
             raise
         except ToolError as refusal:
@@ -152,6 +151,24 @@ class ToolCalls(TaskCalls):
                 place.release()
             if held is not None and held.record is not None:
                 await self.handles.store.release(held.record)
+            if mints:  # a call that failed drops the handles it minted
+                await self.handles.store.settle(ctx, keep=False)
+
+    async def _answer(
+        self,
+        tool: CompiledTool,
+        ctx: Any,
+        arguments: Mapping[str, Any],
+        request: McpRequest | None,
+        tracing: Tracing | None,
+        place: Place | None,
+        held: handles.Held | None,
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        """The call's answer, through every round of input it asks for (2025-11-25)."""
+        outcome = await self._call_tool(tool, ctx, arguments, request, tracing, place, held=held)
+        if isinstance(outcome, Asked):
+            return await self._ask(outcome, tool, ctx, arguments, tracing, place, held)
+        return outcome
 
     def _call_tool(
         self,

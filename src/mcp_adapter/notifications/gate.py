@@ -18,7 +18,10 @@ class ResourceGate(Protocol):
         """The ``McpRequest`` snapshot of the request ``ctx`` describes (its caller)."""
         ...
 
-    async def readable(self, ctx: Any, uri: str) -> bool:
+    async def readable(self, ctx: Any, uri: str, request: McpRequest | None = None) -> bool:
         """Whether the caller of ``ctx`` would find ``uri``: a resource serves it, and its
-        ``shouldRegister``/``authorize`` hooks neither hide nor refuse it for that caller."""
+        ``shouldRegister``/``authorize`` hooks neither hide nor refuse it for that caller.
+
+        ``request``: ``request(ctx)``, when the caller built it already (a stream builds
+        it once for all its deliveries); the hooks get it with the URI filled in."""
         ...

@@ -30,6 +30,7 @@ from mcp.shared.subscriptions import (
     event_to_notification,
 )
 
+from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.notifications.feed import Feed, unsubscribe_from_bus
 from mcp_adapter.notifications.gate import ResourceGate
 from mcp_adapter.notifications.limits import ListenerQuota, SubscriptionLimits, client_of
@@ -93,7 +94,8 @@ class Listening:
                 types.INVALID_PARAMS,
                 f"Too many resource subscriptions: {len(uris)}, at most {self.limits.max_uris}",
             )
-        client = client_of(self.gate.request(ctx))
+        request = self.gate.request(ctx)  # once per stream: every delivery's hooks get it
+        client = client_of(request)
         refusal = self.quota.take(client)
         if refusal is not None:
             raise MCPError(types.INTERNAL_ERROR, f"Subscription refused: {refusal}")
@@ -122,10 +124,10 @@ class Listening:
                         )
 
                     group.start_soon(followed, ctx, ids, send)
-                    await self._relay(ctx, feed, meta, subscription_id)
+                    await self._relay(ctx, request, feed, meta, subscription_id)
                     group.cancel_scope.cancel()
             else:
-                await self._relay(ctx, feed, meta, subscription_id)
+                await self._relay(ctx, request, feed, meta, subscription_id)
         finally:
             self._feeds.discard(feed)
             feed.close()
@@ -134,19 +136,24 @@ class Listening:
         return types.SubscriptionsListenResult(_meta=meta)
 
     async def _relay(
-        self, ctx: Any, feed: Feed, meta: dict[str, Any], subscription_id: Any
+        self,
+        ctx: Any,
+        request: McpRequest,
+        feed: Feed,
+        meta: dict[str, Any],
+        subscription_id: Any,
     ) -> None:
         """The bus's events this stream asked for and may see, in order."""
         async for event in feed:
-            if await self._visible(ctx, event):
+            if await self._visible(ctx, request, event):
                 await ctx.session.send_notification(
                     event_to_notification(event, meta), related_request_id=subscription_id
                 )
 
-    async def _visible(self, ctx: Any, event: ServerEvent) -> bool:
+    async def _visible(self, ctx: Any, request: McpRequest, event: ServerEvent) -> bool:
         if not isinstance(event, ResourceUpdated):
             return True
-        return await self.gate.readable(ctx, event.uri)
+        return await self.gate.readable(ctx, event.uri, request)
 
     def close(self) -> None:
         """End every open stream gracefully: each drains, then answers its final result."""

@@ -34,7 +34,8 @@ from mcp_adapter.notifications.limits import SubscriptionLimits
 from mcp_adapter.sdk_compat import connection_of
 
 WATCHED_KEY = "mcp_adapter.watched"
-"""Where a connection's ``state`` keeps its subscribed URIs (each with the subscribing ctx)."""
+"""Where a connection's ``state`` keeps its subscribed URIs, each with the subscribing ctx
+and that request's ``McpRequest`` (built once, when it subscribed)."""
 FEED_KEY = "mcp_adapter.feed"
 """Where a connection's ``state`` marks that its delivery task runs."""
 
@@ -84,7 +85,8 @@ class SessionDelivery:
                 types.INVALID_PARAMS,
                 f"Too many resource subscriptions on this session (at most {self.limits.max_uris})",
             )
-        watched[uri] = ctx  # whoever subscribed last: its caller decides what is delivered
+        # whoever subscribed last: its caller decides what is delivered
+        watched[uri] = (ctx, self.gate.request(ctx))
         return types.EmptyResult()
 
     async def unsubscribe(
@@ -123,7 +125,9 @@ class SessionDelivery:
             async for event in feed:
                 if isinstance(event, ResourceUpdated):
                     subscriber = watched.get(event.uri)
-                    if subscriber is None or not await self.gate.readable(subscriber, event.uri):
+                    if subscriber is None or not await self.gate.readable(
+                        subscriber[0], event.uri, subscriber[1]
+                    ):
                         continue
                 await ctx.session.send_notification(legacy_notification(event))
         finally:

@@ -32,7 +32,7 @@ class CancelOnDisconnect:
 
     On asyncio the watcher is a plain task started when the body has been read
     and cancelled when the app returns, which costs a few microseconds; an
-    anyio task group per request cost about 130 µs (docs/performance-http.md).
+    anyio task group per request cost about 130 µs (benchmarks/README.md, "HTTP over the wire").
     Other event loops (trio) get the task group.
     """
 

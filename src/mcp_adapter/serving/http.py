@@ -29,13 +29,13 @@ from mcp_adapter.serving.lowlevel import build_sdk_server, uses_handles
 from mcp_adapter.serving.replicas import (
     Readiness,
     bus_of,
+    handles_of,
     resumability_of,
     rounds_of,
     shared_redis,
 )
 from mcp_adapter.serving.servable import Servable, catalog_of
 from mcp_adapter.serving.toolsets import TOOLSET_PATH_PARAM, ToolsetRouter
-from mcp_adapter.stores.handles import MemoryHandles
 from mcp_adapter.stores.rounds import RoundLedger
 
 if TYPE_CHECKING:
@@ -111,8 +111,9 @@ def http_app(
       ``redis://host:port/db``, a ``redis.asyncio.Redis`` or a ``SharedRedis``):
       change notifications cross replicas on it, a stateful app's resumable
       streams keep their events there, and the answered rounds of input requests
-      are recorded there (docs/deployment.md). ``None``: everything stays in this
-      process.
+      are recorded there, and so are state handles (their session services stay
+      in each replica: docs/state.md, docs/deployment.md). ``None``: everything
+      stays in this process.
     - ``rounds``: where answered rounds of input requests are recorded, each
       ``requestState`` good for one retry (default: in ``redis`` when given, else
       ``MemoryRounds()``, at most 100,000 at once; docs/input.md).
@@ -145,7 +146,7 @@ def http_app(
     resumability = resumability_of(shared, resumability, stateless=stateless)
     readiness = Readiness.of(shared, subscription_bus)
     calls = CallsInFlight(limits.max_calls, limits.max_calls_per_client)
-    handles = MemoryHandles(limits.handles)
+    handles = handles_of(shared, limits.handles, container)
     server = build_sdk_server(
         catalog,
         container,

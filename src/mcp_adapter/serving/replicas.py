@@ -7,7 +7,9 @@ go through a :class:`~mcp_adapter.stores.RedisSubscriptionBus` (unless a bus is
 given), a stateful app's resumable streams keep their events in a
 :class:`~mcp_adapter.stores.RedisEventLog` (unless ``resumability`` is given), and the
 answered rounds of input requests are recorded in :class:`~mcp_adapter.stores.RedisRounds`
-(unless ``rounds`` is given): a ``requestState`` taken by one replica is refused by all.
+(unless ``rounds`` is given): a ``requestState`` taken by one replica is refused by all;
+and an HTTP app's state handles are kept in :class:`~mcp_adapter.stores.RedisHandles`:
+a handle minted through one replica works through every other.
 
 :class:`Readiness` answers ``GET /healthz`` (the process serves: always 200) and
 ``GET /readyz`` (200 once the app's lifespan has started and while Redis, when
@@ -27,8 +29,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
+from container import Container
+from mcp_adapter.compiled.handles import handle_sessions
 from mcp_adapter.notifications.serve import BusChoice
 from mcp_adapter.serving.events import Resumability, SessionEventStore
+from mcp_adapter.stores.handles import HandleLimits, HandleStore, MemoryHandles
 from mcp_adapter.stores.rounds import RoundLedger
 
 if TYPE_CHECKING:
@@ -71,6 +76,16 @@ def rounds_of(shared: SharedRedis | None, rounds: RoundLedger | None) -> RoundLe
     if rounds is None and shared is not None:
         return shared.rounds()
     return rounds
+
+
+def handles_of(
+    shared: SharedRedis | None, limits: HandleLimits, container: Container
+) -> HandleStore:
+    """Where state handles are kept: in Redis when shared (every replica serves them),
+    else in this process."""
+    if shared is None:
+        return MemoryHandles(limits)
+    return shared.handles(limits, handle_sessions(container))
 
 
 def _redis_bus(bus: BusChoice) -> Any:

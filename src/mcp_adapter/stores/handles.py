@@ -1,6 +1,6 @@
 """Where open state handles live: the :class:`HandleStore` protocol, its limits, and the
 in-memory store (the default: the session services of a handle live in the process that
-serves its calls).
+serves its calls; ``RedisHandles`` shares the handles themselves between replicas).
 
 A record holds who minted the handle (the caller's identity key), when, when it was last
 used, and the session scope its calls open in. A handle is finalized (its session scope
@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Hashable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -62,6 +62,11 @@ class TooManyHandles(ToolError):
     tool error (``isError: true``); the caller may close handles it holds and try again."""
 
 
+class HandlesUnavailable(ToolError):
+    """The shared store of state handles (Redis) failed or did not answer in time: the
+    call answers with this message as a tool error, and may be tried again."""
+
+
 @dataclass(slots=True, eq=False)
 class HandleRecord:
     """One open handle: whose it is, when it was made and last used, its session scope."""
@@ -83,8 +88,16 @@ class HandleStore(Protocol):
 
     limits: HandleLimits
 
-    def add(self, owner: Hashable, handle: str, session: SessionScope) -> None:
-        """Keep a new ``handle`` of ``owner``; raise :class:`TooManyHandles` past a limit."""
+    def add(self, owner: Hashable, handle: str, session: SessionScope, call: object = None) -> None:
+        """Keep a new ``handle`` of ``owner``, minted by the tool call ``call`` (the SDK's
+        request context); raise :class:`TooManyHandles` past a limit, here or in
+        :meth:`settle`."""
+        ...
+
+    async def settle(self, call: object, *, keep: bool = True) -> None:
+        """The tool call ``call`` is answering: make the handles it minted known to every
+        call (``keep``), or drop them (the call failed). May raise :class:`TooManyHandles`
+        or :class:`HandlesUnavailable` (with ``keep``): the call answers that instead."""
         ...
 
     async def take(self, owner: Hashable, handle: str) -> HandleRecord | None:
@@ -107,7 +120,54 @@ class HandleStore(Protocol):
         ...
 
 
-class MemoryHandles:
+class Serving:
+    """What both stores do while served: :meth:`running`, their periodic chores around
+    serving, and every handle of theirs finalized when the last server leaves."""
+
+    limits: HandleLimits
+    _serving: int
+    """Servers inside :meth:`running` (several servers may share one store)."""
+
+    async def sweep(self) -> None:
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        raise NotImplementedError
+
+    def chores(self) -> list[tuple[float, Callable[[], Awaitable[None]]]]:
+        """What runs every so many seconds while served: the sweep of expired handles."""
+        return [(self.limits.sweep_interval, self.sweep)]
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Run :meth:`chores` while open; when the last server that entered it leaves,
+        finalize every handle (:meth:`aclose`)."""
+        self._serving += 1
+        try:
+            async with anyio.create_task_group() as group:
+                for period, chore in self.chores():
+                    group.start_soon(_every, period, chore)
+                try:
+                    yield
+                finally:
+                    group.cancel_scope.cancel()
+        finally:
+            self._serving -= 1
+            if not self._serving:
+                with anyio.CancelScope(shield=True):
+                    await self.aclose()
+
+
+async def _every(period: float, chore: Callable[[], Awaitable[None]]) -> None:
+    while True:
+        await anyio.sleep(period)
+        try:
+            await chore()
+        except HandlesUnavailable:
+            continue  # logged by the store; the next round tries again
+
+
+class MemoryHandles(Serving):
     """A :class:`HandleStore` in this process.
 
     >>> store = MemoryHandles(HandleLimits(max_per_client=1))
@@ -127,12 +187,11 @@ class MemoryHandles:
         self._expired: list[HandleRecord] = []
         """Records ``add`` dropped to make room, finalized by the next async step."""
         self._serving = 0
-        """Servers inside :meth:`running` (several servers may share one store)."""
 
     def __len__(self) -> int:
         return len(self._records)
 
-    def add(self, owner: Hashable, handle: str, session: SessionScope) -> None:
+    def add(self, owner: Hashable, handle: str, session: SessionScope, call: object = None) -> None:
         with self._lock:
             if self._full(owner):
                 self._drop_expired()
@@ -144,6 +203,9 @@ class MemoryHandles:
             now = self._clock()
             self._records[handle] = HandleRecord(owner, session, now, now)
             self._owned[owner] = self._owned.get(owner, 0) + 1
+
+    async def settle(self, call: object, *, keep: bool = True) -> None:
+        """Nothing: a handle is known to every call of this process once :meth:`add` returns."""
 
     def _owned_by(self, owner: Hashable) -> bool:
         cap = self.limits.max_per_client
@@ -191,7 +253,7 @@ class MemoryHandles:
                 record.users += 1
                 record.last_used = now
                 return record
-        await _finalize(record)
+        await finalize(record)
         return found
 
     async def release(self, record: HandleRecord) -> None:
@@ -200,7 +262,7 @@ class MemoryHandles:
             record.last_used = self._clock()
             done = not record.open and record.users == 0
         if done:
-            await _finalize(record)
+            await finalize(record)
 
     async def close(self, owner: Hashable, handle: str) -> None:
         with self._lock:
@@ -210,7 +272,7 @@ class MemoryHandles:
             self._unlink(handle, record)
             done = record.users == 0
         if done:
-            await _finalize(record)
+            await finalize(record)
 
     async def sweep(self) -> None:
         """Finalize every handle idle past ``idle_timeout``."""
@@ -222,7 +284,7 @@ class MemoryHandles:
         with self._lock:
             dropped, self._expired = self._expired, []
         for record in dropped:
-            await _finalize(record)
+            await finalize(record)
 
     async def aclose(self) -> None:
         """Finalize every handle (shutdown)."""
@@ -232,33 +294,10 @@ class MemoryHandles:
                 self._unlink(handle, record)
         await self._finalize_dropped()
         for _, record in records:
-            await _finalize(record)
-
-    @asynccontextmanager
-    async def running(self) -> AsyncIterator[None]:
-        """Sweep every ``limits.sweep_interval`` seconds while open; when the last server
-        that entered it leaves, finalize every handle."""
-        self._serving += 1
-        try:
-            async with anyio.create_task_group() as group:
-                group.start_soon(self._sweeping)
-                try:
-                    yield
-                finally:
-                    group.cancel_scope.cancel()
-        finally:
-            self._serving -= 1
-            if not self._serving:
-                with anyio.CancelScope(shield=True):
-                    await self.aclose()
-
-    async def _sweeping(self) -> None:
-        while True:
-            await anyio.sleep(self.limits.sweep_interval)
-            await self.sweep()
+            await finalize(record)
 
 
-async def _finalize(record: HandleRecord) -> None:
+async def finalize(record: HandleRecord) -> None:
     """Close the handle's session scope, once; a failing finalizer is logged, not raised
     (the call or sweep that found the handle expired is not its owner's)."""
     if record.finalized:

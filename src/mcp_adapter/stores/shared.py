@@ -1,7 +1,8 @@
 """``SharedRedis``: the one Redis that replicas of a server share, and the stores on it.
 
 ``http_app(..., redis=...)`` and ``serve_stdio(..., redis=...)`` take a URL
-(``redis://host:port/db``, ``rediss://`` for TLS, ``unix://``), a
+(``redis://host:port/db``, ``rediss://`` for TLS, ``unix://``, ``redis+sentinel://``
+for a primary that Redis Sentinel names: :mod:`mcp_adapter.stores.sentinel_url`), a
 ``redis.asyncio.Redis`` client, or a :class:`SharedRedis` (to choose the prefix).
 Every key and channel the adapter writes starts with the prefix and the served
 server's name (``mcp_adapter:<server>:...``), then names its owner (session,
@@ -11,9 +12,9 @@ stream, caller).
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-from urllib.parse import urlsplit, urlunsplit
+from typing import TYPE_CHECKING, Any
 
 from mcp_adapter.distribution import needs_extra
 from mcp_adapter.stores.events import (
@@ -22,16 +23,24 @@ from mcp_adapter.stores.events import (
     DEFAULT_MAX_EVENTS_PER_STREAM,
 )
 from mcp_adapter.stores.redis_events import DEFAULT_EVENT_TTL, RedisEventLog
+from mcp_adapter.stores.sentinel_url import is_sentinel_url, parse_sentinel_url, split_netloc
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from redis.asyncio import Redis
 
+    from container import SessionScope
+    from mcp_adapter.stores.handles import HandleLimits
     from mcp_adapter.stores.redis_bus import RedisSubscriptionBus
+    from mcp_adapter.stores.redis_handles import RedisHandles
     from mcp_adapter.stores.redis_rates import RedisRateStore
     from mcp_adapter.stores.redis_rounds import RedisRounds
 
+SECRET_OPTION = re.compile(r"([?&](?:sentinel_)?password=)[^&#]*")
+
 DEFAULT_PREFIX = "mcp_adapter"
-SCHEMES = ("redis", "rediss", "unix")
+SCHEMES = ("redis", "rediss", "unix", "redis+sentinel", "rediss+sentinel")
 CONNECT_TIMEOUT = 2.0
 """Seconds to connect to Redis before a command fails (readiness answers within it)."""
 COMMAND_TIMEOUT = 5.0
@@ -45,14 +54,15 @@ def redacted(url: str) -> str:
     'redis://user:***@cache:6379/0'
     >>> redacted("redis://127.0.0.1:6379/0")
     'redis://127.0.0.1:6379/0'
+    >>> redacted("redis+sentinel://:secret@s1:26379,[::1]:26379/mymaster?sentinel_password=x")
+    'redis+sentinel://:***@s1:26379,[::1]:26379/mymaster?sentinel_password=***'
     """
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    user = parts.username or ""
-    host = parts.hostname or ""
-    port = f":{parts.port}" if parts.port is not None else ""
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}{port}"))
+    scheme, netloc, rest = split_netloc(url)
+    userinfo, at, hosts = netloc.rpartition("@")
+    user, colon, _ = userinfo.partition(":")
+    if colon:
+        netloc = f"{user}:***{at}{hosts}"
+    return scheme + netloc + SECRET_OPTION.sub(r"\1***", rest)
 
 
 def check_url(url: str) -> str:
@@ -61,26 +71,37 @@ def check_url(url: str) -> str:
     >>> check_url("http://cache:6379")
     Traceback (most recent call last):
     ...
-    ValueError: a Redis URL starts with redis://, rediss:// or unix://, not 'http://cache:6379'
+    ValueError: a Redis URL starts with redis://, rediss://, unix:// or redis+sentinel://, not 'http://cache:6379'
+
+    A ``redis+sentinel://`` URL is read whole (its hosts, service, database, options).
     """
-    scheme = urlsplit(url).scheme
+    scheme = url.partition("://")[0] if "://" in url else ""
     if scheme not in SCHEMES:
         raise ValueError(
-            f"a Redis URL starts with redis://, rediss:// or unix://, not {redacted(url)!r}"
+            "a Redis URL starts with redis://, rediss://, unix:// or redis+sentinel://, "
+            f"not {redacted(url)!r}"
         )
+    if is_sentinel_url(url):
+        parse_sentinel_url(url)
     return url
 
 
 def client_from_url(url: str) -> Redis:
-    """A ``redis.asyncio.Redis`` for ``url`` (nothing connects until the first command)."""
+    """A ``redis.asyncio.Redis`` for ``url`` (nothing connects until the first command);
+    for a ``redis+sentinel://`` URL, one on the primary its Sentinels name, followed
+    through failovers."""
     with needs_extra("redis", "Redis support"):
         from redis.asyncio import Redis
-    client: Redis = Redis.from_url(
-        check_url(url),
-        socket_connect_timeout=CONNECT_TIMEOUT,
-        socket_timeout=COMMAND_TIMEOUT,
-        health_check_interval=30,
-    )
+    defaults: dict[str, Any] = {
+        "socket_connect_timeout": CONNECT_TIMEOUT,
+        "socket_timeout": COMMAND_TIMEOUT,
+        "health_check_interval": 30,
+    }
+    if is_sentinel_url(check_url(url)):
+        from mcp_adapter.stores.redis_sentinel import sentinel_client
+
+        return sentinel_client(url, **defaults)
+    client: Redis = Redis.from_url(url, **defaults)
     return client
 
 
@@ -170,3 +191,14 @@ class SharedRedis:
         from mcp_adapter.stores.redis_rounds import RedisRounds
 
         return RedisRounds(self.client, self.key("rounds"), timeout=COMMAND_TIMEOUT)
+
+    def handles(
+        self, limits: HandleLimits, sessions: Callable[[str], SessionScope]
+    ) -> RedisHandles:
+        """A :class:`RedisHandles` under ``{prefix}:handles``: state handles every replica
+        serves (``sessions`` builds a handle's session scope on a replica)."""
+        from mcp_adapter.stores.redis_handles import RedisHandles
+
+        return RedisHandles(
+            self.client, self.key("handles"), limits, sessions=sessions, timeout=COMMAND_TIMEOUT
+        )

@@ -23,6 +23,7 @@ from mcp_adapter.declare.tasks import Tasks
 from mcp_adapter.distribution import needs_extra
 from mcp_adapter.errors import logger
 from mcp_adapter.tasks.places import Places
+from mcp_adapter.tasks.reading import execution_of
 from mcp_adapter.tasks.status import StatusSession
 from mcp_adapter.tasks.waiting import RESUME, Waiting, asked
 from mcp_adapter.tasks.wire import (
@@ -192,7 +193,7 @@ class TaskEngine:
 
     async def _holds(self, key: str) -> bool:
         """Whether the task ``key`` has not ended (queued, running, or waiting for input)."""
-        execution = await self.docket.get_execution(key)
+        execution = await execution_of(self.docket, key)
         record = execution.kwargs.get("record") if execution is not None else None
         if not isinstance(record, Mapping):
             return False
@@ -247,7 +248,7 @@ class TaskEngine:
         answer (another owner's, expired, malformed)."""
         if not task_id or len(task_id) > 200:
             raise absent(task_id)
-        execution = await self.docket.get_execution(task_id)
+        execution = await execution_of(self.docket, task_id)
         record = execution.kwargs.get("record") if execution is not None else None
         if not isinstance(record, Mapping) or not hmac.compare_digest(
             str(record.get("owner", "")), owner
@@ -306,14 +307,14 @@ class TaskEngine:
         self, task_id: str, record: Mapping[str, Any], waiting: Mapping[str, Any]
     ) -> tuple[str, dict[str, Any] | None]:
         """The status of a task whose last round asked, and its unanswered questions."""
-        store, round_ = Waiting(self.docket), int(record.get("round", 0))
-        fate = await store.fate(task_id, round_)
+        round_, store = int(record.get("round", 0)), Waiting(self.docket)
+        fate, pending = await store.pending(task_id, round_, waiting["requests"])
         if fate == RESUME:  # resumed; its round enqueued again if that was lost
             answers = await store.answers(task_id, round_)
             await store.resume(task_id, record, waiting, answers, FUNCTION)
         if fate is not None:  # cancelled while waiting, or resumed (enqueued, not yet run)
             return ("cancelled" if fate == "cancel" else "working"), None
-        return "input_required", await store.pending(task_id, round_, waiting["requests"])
+        return "input_required", pending
 
     async def update(self, task_id: str, owner: str, responses: Mapping[str, Any]) -> Ack:
         """Answers to a task waiting for input: kept for the questions of its round that
@@ -355,7 +356,7 @@ class TaskEngine:
         """Cancel a task whose handle never reached its caller (a request-stage layer
         answered something else, or the request was cancelled): nobody could read it."""
         with anyio.CancelScope(shield=True), self.bounded():
-            execution = await self.docket.get_execution(task_id)
+            execution = await execution_of(self.docket, task_id)
             record = execution.kwargs.get("record") if execution is not None else None
             if isinstance(record, Mapping):
                 await self._cancel(task_id, str(record["owner"]))
@@ -404,8 +405,7 @@ class TaskEngine:
             return {"error": {"code": types.INTERNAL_ERROR, "message": SHUT_DOWN}}
         finally:
             self._bodies.pop(execution.key, None)
-            if not waits:  # a task waiting for input keeps its place until it ends
-                # (a no-op for a task another process started)
+            if not waits:  # one waiting for input keeps its place (no-op: another's task)
                 self._places.release(owner, execution.key)
             if not self._bodies and self._idle is not None:
                 self._idle.set()  # draining: the last body here has ended

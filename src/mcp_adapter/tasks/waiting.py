@@ -70,15 +70,16 @@ end
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 if #redis.call('HGETALL', KEYS[1]) / 2 >= tonumber(ARGV[2]) then
   if redis.call('SET', KEYS[2], 'resume', 'NX', 'EX', ARGV[1]) then
-    return 1
+    return redis.call('HGETALL', KEYS[1])
   end
 end
 return 0
 """
 """Keeps the first answer given to each key, unless the round's answers would then hold
 more than ``ARGV[3]`` characters (keys and answers, as JSON: ``-1``, nothing kept), and
-decides, once, that the round resumes when every question has one (atomic: two updates
-racing resume it once, and cannot each stay under the cap while both pass it)."""
+decides, once, that the round resumes when every question has one, answering then every
+answer of the round (atomic: two updates racing resume it once, and cannot each stay under
+the cap while both pass it)."""
 
 _FATE = """
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) then
@@ -122,7 +123,7 @@ class Waiting:
         key, _ = self._keys(task_id, round_)
         async with self.docket.redis() as redis:
             stored = await redis.hgetall(key)
-        return {_text(name): json.loads(_text(value)) for name, value in stored.items()}
+        return _decoded(stored)
 
     async def fate(self, task_id: str, round_: int) -> str | None:
         """``resume`` (every question answered), ``cancel``, or ``None`` (still waiting)."""
@@ -133,10 +134,17 @@ class Waiting:
 
     async def pending(
         self, task_id: str, round_: int, requests: Mapping[str, Any]
-    ) -> dict[str, Any]:
-        """The round's questions that have no answer yet."""
-        given = await self.answers(task_id, round_)
-        return {key: request for key, request in requests.items() if key not in given}
+    ) -> tuple[str | None, dict[str, Any]]:
+        """The round's :meth:`fate` and its questions that have no answer yet, read in one
+        round trip."""
+        answers_key, fate_key = self._keys(task_id, round_)
+        async with self.docket.redis() as redis, redis.pipeline() as pipe:
+            pipe.get(fate_key)
+            pipe.hgetall(answers_key)
+            fate, stored = await pipe.execute()
+        given = _decoded(stored)
+        left = {key: request for key, request in requests.items() if key not in given}
+        return (None if fate is None else _text(fate)), left
 
     async def answer(
         self,
@@ -162,11 +170,11 @@ class Waiting:
             done = await redis.eval(
                 _ANSWER, 2, answers_key, fate_key, str(seconds), str(len(requests)), limit, *fields
             )
-        if int(done) == -1:
-            raise too_large()
-        if int(done) != 1:
+        if not isinstance(done, list):  # -1: over the cap; 0: questions still open
+            if int(done) == -1:
+                raise too_large()
             return None
-        return await self.answers(task_id, round_)
+        return _decoded(dict(zip(done[::2], done[1::2], strict=True)))
 
     async def resume(
         self,
@@ -202,6 +210,10 @@ class Waiting:
                 return False
             await redis.publish(self.docket.key(f"state:{task_id}"), event)
         return True
+
+
+def _decoded(stored: Mapping[Any, Any]) -> dict[str, Any]:
+    return {_text(name): json.loads(_text(value)) for name, value in stored.items()}
 
 
 def _text(value: Any) -> str:

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from mcp_adapter.tasks.engine import TaskEngine
 from mcp_adapter.tasks.frozen import owner_of
+from mcp_adapter.tasks.reading import execution_of
 from mcp_adapter.tasks.wire import TERMINAL, DetailedTask, negotiated
 
 METHOD = "notifications/tasks"
@@ -81,7 +82,7 @@ class TaskWatch:
         try:
             await self.engine.get(task_id, owner)  # absent, expired or another's: silence
             with self.engine.bounded():
-                execution = await self.engine.docket.get_execution(task_id)
+                execution = await execution_of(self.engine.docket, task_id)
         except MCPError:
             return
         if execution is None:

@@ -229,7 +229,10 @@ class Driver:
     async def _mint(self) -> str:
         client = self.client
         owner = client_of(None, client.caller)  # as the dispatcher finds it in process
-        return StateHandles(HandleDesk.of(client.container, client.handles), owner).open()
+        call = object()  # the store settles the handles of a call: this one
+        handle = StateHandles(HandleDesk.of(client.container, client.handles), owner, call).open()
+        await client.handles.settle(call)
+        return handle
 
     async def _call(self, name: str, arguments: dict[str, Any], asked: _Questions) -> McpResult:
         params: dict[str, Any] = {"name": name, "arguments": arguments}

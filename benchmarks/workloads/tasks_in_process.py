@@ -1,7 +1,6 @@
-"""What a task costs: ``python -m benchmarks.task_cost [--calls 200] [--no-redis]``.
-
-One server (its Docket and worker in this process), one connection of the real SDK
-client that declared the tasks extension, and three timed operations:
+"""What a task costs in process: one server (its Docket and worker in this process), one
+connection of the real SDK client that declared the tasks extension, four operations
+(the ``in-process`` rows of :mod:`benchmarks.suites.tasks`):
 
 - ``inline``: ``tools/call`` of a tool that never runs as a task (the reference);
 - ``start``: ``tools/call`` of a task tool, answered with the task's handle once Docket
@@ -9,28 +8,20 @@ client that declared the tasks extension, and three timed operations:
 - ``result``: ``tasks/get`` of a task that has completed: its state and its result
   read from Docket's store, the result inlined;
 - ``start + result``: ``start``, then ``tasks/get`` until the task has completed and its
-  result is inlined (the worker takes the task from Docket's stream, runs the body in a
-  scope of its own, stores the result); the client polls every 10 ms, which bounds how
-  finely this figure can tell two stores apart.
+  result is inlined; the client polls every 10 ms, which bounds how finely this figure
+  can tell two stores apart.
 
-Each figure is the median of ``--calls`` operations, in milliseconds (wall time), with
-the tasks in ``memory://`` and then, in the same run, in a ``redis-server`` this command
-starts on 127.0.0.1 (no persistence; skipped when it is not installed or with
-``--no-redis``): what Redis adds to starting a task and fetching its result, side by
-side with the ratio.
+:func:`in_process` times each on servers of every URL at once (``memory://`` and a
+local Redis, say), in alternating blocks, and answers every operation's wall time.
 """
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import statistics
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from contextlib import AsyncExitStack, nullcontext
+from contextlib import AsyncExitStack
 from typing import Any
 
-from benchmarks.harness.processes import redis_server
 from container import Container
 from mcp_adapter import McpResponse, Server, Tasks, Tool
 from mcp_adapter.testing import TaskClient
@@ -100,8 +91,11 @@ async def operations(tasks: TaskClient) -> dict[str, Operation]:
     return {"inline": inline, "start": start, "result": result, "start + result": start_and_result}
 
 
-async def measure(calls: int, urls: Sequence[str] = ("memory://",)) -> dict[str, dict[str, float]]:
-    """url -> operation -> the median in ms of ``calls`` operations, on servers of every
+OPERATIONS = ("inline", "start", "result", "start + result")
+
+
+async def in_process(calls: int, urls: Sequence[str]) -> dict[str, dict[str, list[float]]]:
+    """url -> operation -> the wall seconds of ``calls`` operations, on servers of every
     url at once, timed in alternating blocks."""
     async with AsyncExitStack() as stack:
         timed: dict[str, dict[str, Operation]] = {}
@@ -110,44 +104,9 @@ async def measure(calls: int, urls: Sequence[str] = ("memory://",)) -> dict[str,
             timed[url] = await operations(await stack.enter_async_context(client))
         samples: dict[str, dict[str, list[float]]] = {url: {} for url in urls}
         per_block = max(1, calls // BLOCKS)
-        for label in timed[urls[0]]:
+        for label in OPERATIONS:
             for block in range(BLOCKS):
                 for url in urls if block % 2 == 0 else urls[::-1]:
                     spent = await _spent(timed[url][label], per_block)
                     samples[url].setdefault(label, []).extend(spent)
-        return {
-            url: {label: statistics.median(found) * 1000 for label, found in by_label.items()}
-            for url, by_label in samples.items()
-        }
-
-
-def table(memory: dict[str, float], redis: dict[str, float] | None, calls: int) -> str:
-    lines = [
-        f"median of {calls} operations each, in process, one SDK client per store, "
-        f"timed in {BLOCKS} alternating blocks (ms)",
-        "",
-        "| operation | memory:// | redis:// | redis / memory |",
-        "|---|---:|---:|---:|",
-    ]
-    for label, value in memory.items():
-        other = "-" if redis is None else f"{redis[label]:.3f}"
-        ratio = "-" if redis is None else f"{redis[label] / value:.2f}x"
-        lines.append(f"| {label} | {value:.3f} | {other} | {ratio} |")
-    return "\n".join(lines)
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.task_cost")
-    parser.add_argument("--calls", type=int, default=200)
-    parser.add_argument("--no-redis", action="store_true", help="measure memory:// only")
-    args = parser.parse_args()
-    with redis_server() if not args.no_redis else nullcontext() as url:
-        if url is None and not args.no_redis:
-            print("redis-server not found: memory:// only (apt-get install redis-server)")
-        urls = ("memory://",) if url is None else ("memory://", url)
-        figures = asyncio.run(measure(args.calls, urls))
-    print(table(figures["memory://"], None if url is None else figures[url], args.calls))
-
-
-if __name__ == "__main__":
-    main()
+        return samples

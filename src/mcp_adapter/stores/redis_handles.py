@@ -1,0 +1,390 @@
+"""A :class:`~mcp_adapter.stores.handles.HandleStore` in Redis: a handle minted through one
+replica works through every other, and a close through any replica ends it on all.
+
+What Redis keeps, under ``{prefix}`` (``SharedRedis.handles()``: ``...:handles``):
+
+- ``{prefix}:h:{digest}``: one open handle, a hash holding its calls in flight on every
+  replica; the digest is of its owner and the handle, so another caller's lookup of the
+  same string finds nothing. It expires ``idle_timeout`` after its last call ended;
+  a call in flight holds it for a lease (``DEFAULT_LEASE``) at least, which the replica
+  running the call renews: a handle whose replica died mid-call expires a lease later.
+- ``{prefix}:o:{digest of the owner}``: a sorted set of the owner's open handles, scored
+  by when each expires (what ``max_per_client`` counts); ``{prefix}:all``: every open
+  handle (what ``max_handles`` counts). Each cap is checked and the handle added by one
+  Lua script, on Redis's clock: atomic however many replicas mint at once.
+
+What each replica keeps: the handle's session scope there, built on its first call on
+that replica, and finalized once on that replica when the handle is closed (anywhere),
+has expired, or the replica stops; a replica learns of a close or an expiry elsewhere
+when a call presents the handle again, or at its next sweep.
+
+Minting is two steps: ``add`` (called by ``StateHandles.open()``, a plain call) keeps the
+new handle in this replica, and ``settle`` (awaited by the dispatcher before the minting
+call answers) adds it to Redis, where the caps are checked: a refusal is that call's
+answer, and the handle is never known. Every Redis command is bounded by ``timeout``
+seconds; a failure is :class:`~mcp_adapter.stores.handles.HandlesUnavailable`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import threading
+import time
+from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from container import SessionScope
+from mcp_adapter.distribution import needs_extra
+from mcp_adapter.errors import logger
+from mcp_adapter.stores.handles import (
+    HandleLimits,
+    HandleRecord,
+    HandlesUnavailable,
+    Serving,
+    TooManyHandles,
+    finalize,
+)
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+FOREVER = 2**53 - 1
+"""The score (milliseconds) of a handle that does not expire (no idle timeout)."""
+DEFAULT_LEASE = 60.0
+"""Seconds a call in flight keeps its handle alive however short the idle timeout; the
+replica running it renews this every third of it, so a handle whose call's replica died
+expires at most this long after (then idle, as any)."""
+
+_NOW = """
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local function owner_expiry(key)
+  local top = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+  if #top == 0 then return end
+  local last = tonumber(top[2])
+  if last >= FOREVER then redis.call('PERSIST', key) else redis.call('PEXPIREAT', key, last) end
+end
+""".replace("FOREVER", str(FOREVER))
+
+_ADD = (
+    _NOW
+    + """
+local ttl, per, most = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+if per > 0 and redis.call('ZCARD', KEYS[2]) >= per then return 1 end
+if most > 0 and redis.call('ZCARD', KEYS[3]) >= most then return 2 end
+local score = FOREVER
+redis.call('HSET', KEYS[1], 'u', 0)
+if ttl > 0 then
+  score = now + ttl
+  redis.call('PEXPIRE', KEYS[1], ttl)
+end
+redis.call('ZADD', KEYS[2], score, ARGV[4])
+redis.call('ZADD', KEYS[3], score, ARGV[4])
+owner_expiry(KEYS[2])
+return 0
+""".replace("FOREVER", str(FOREVER))
+)
+
+_EXTEND = """
+local function extend(ttl, only_longer)
+  if ttl <= 0 then return end
+  local left = redis.call('PTTL', KEYS[1])
+  if left < 0 or (only_longer and left >= ttl) then return end
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  redis.call('ZADD', KEYS[2], now + ttl, ARGV[1])
+  redis.call('ZADD', KEYS[3], now + ttl, ARGV[1])
+  owner_expiry(KEYS[2])
+end
+"""
+
+_TAKE = (
+    _NOW
+    + _EXTEND
+    + """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HINCRBY', KEYS[1], 'u', 1)
+extend(tonumber(ARGV[2]), true)
+return 1
+"""
+)
+
+_RELEASE = (
+    _NOW
+    + _EXTEND
+    + """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local users = redis.call('HINCRBY', KEYS[1], 'u', -1)
+if users < 0 then
+  redis.call('HSET', KEYS[1], 'u', 0)
+  users = 0
+end
+extend(tonumber(ARGV[2]), users > 0)
+return 1
+"""
+)
+
+_LEASE = (
+    _NOW
+    + _EXTEND
+    + """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+extend(tonumber(ARGV[2]), true)
+return 1
+"""
+)
+
+_CLOSE = (
+    _NOW
+    + """
+local gone = redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+owner_expiry(KEYS[2])
+return gone
+"""
+)
+
+_SWEEP = _NOW + "return redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)"
+
+
+def digest(*parts: str) -> str:
+    """A key part no caller can choose: 32 hex digits of SHA-256 over ``parts``.
+
+    >>> len(digest("ada", "h1")), digest("ada", "h1") == digest("bob", "h1")
+    (32, False)
+    """
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
+
+
+@dataclass(slots=True, eq=False)
+class SharedRecord(HandleRecord):
+    """A handle's record in this replica, and where Redis keeps the handle."""
+
+    member: str = ""
+    """The digest of owner and handle: the handle's key part and its member in the sets."""
+    owned: str = ""
+    """The key of the owner's set."""
+    known: bool = True
+    """``False`` while minted by a call that has not answered yet (not in Redis)."""
+
+
+class RedisHandles(Serving):
+    """Keeps state handles in Redis, so that N replicas serve one client's handles.
+
+    ``client`` is a ``redis.asyncio.Redis``; ``prefix`` namespaces the keys;
+    ``sessions`` builds the session scope of a handle on a replica that did not mint it
+    (``http_app`` gives the container's); ``timeout`` bounds each Redis command
+    (``None``: the client's own timeouts; ``SharedRedis.handles()`` gives its command
+    timeout).
+    """
+
+    def __init__(
+        self,
+        client: Redis,
+        prefix: str,
+        limits: HandleLimits | None = None,
+        *,
+        sessions: Callable[[str], SessionScope],
+        timeout: float | None = None,
+        lease: float = DEFAULT_LEASE,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.client = client
+        self.prefix = prefix
+        self.limits = HandleLimits() if limits is None else limits
+        self.timeout = timeout
+        self._sessions = sessions
+        self._clock = clock
+        idle = self.limits.idle_timeout
+        self._ttl = 0 if idle is None else math.ceil(idle * 1000)
+        """Milliseconds a handle is kept after its last call ended (0: no expiry)."""
+        self.lease = lease
+        self._lease = math.ceil(lease * 1000)
+        self._held = 0 if idle is None else max(self._ttl, self._lease)
+        """Milliseconds a call in flight keeps its handle at least, renewed by this replica."""
+        self._all = f"{prefix}:all"
+        self._add = client.register_script(_ADD)
+        self._take = client.register_script(_TAKE)
+        self._release = client.register_script(_RELEASE)
+        self._renew = client.register_script(_LEASE)
+        self._close = client.register_script(_CLOSE)
+        self._sweep = client.register_script(_SWEEP)
+        self._records: dict[str, SharedRecord] = {}
+        """This replica's records, by member."""
+        self._minted: dict[int, list[SharedRecord]] = {}
+        """Handles minted by calls that have not answered yet, by the call's ``id``."""
+        self._lock = threading.Lock()
+        """``add`` may be called from a sync handler's worker thread."""
+        self._serving = 0
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def _where(self, owner: Hashable, handle: str) -> tuple[str, str]:
+        """The member of ``owner``'s ``handle`` and the key of ``owner``'s set."""
+        whose = digest(repr(owner))
+        return digest(whose, handle), f"{self.prefix}:o:{whose}"
+
+    def _keys(self, member: str, owned: str) -> list[str]:
+        return [f"{self.prefix}:h:{member}", owned, self._all]
+
+    async def _run(self, command: Callable[..., Awaitable[Any]], **arguments: Any) -> Any:
+        """One script, within ``timeout``; any failure is :class:`HandlesUnavailable`."""
+        with needs_extra("redis", "the Redis store of state handles"):
+            from redis.exceptions import RedisError
+        try:
+            with anyio.fail_after(self.timeout):
+                return await command(**arguments)
+        except (RedisError, OSError, TimeoutError) as exc:
+            logger.warning("the Redis store of state handles failed: %s", exc)
+            raise HandlesUnavailable(
+                "State handles are unavailable for a moment: try again"
+            ) from exc
+
+    def add(self, owner: Hashable, handle: str, session: SessionScope, call: object = None) -> None:
+        if call is None:
+            raise RuntimeError(
+                "only a tool call can open a state handle when handles are kept in Redis "
+                "(it is added there before the call answers)"
+            )
+        member, owned = self._where(owner, handle)
+        now = self._clock()
+        record = SharedRecord(owner, session, now, now, member=member, owned=owned, known=False)
+        with self._lock:
+            self._records[record.member] = record
+            self._minted.setdefault(id(call), []).append(record)
+
+    async def settle(self, call: object, *, keep: bool = True) -> None:
+        with self._lock:
+            minted = self._minted.pop(id(call), [])
+        refused: list[str] = []
+        for at, record in enumerate(minted):
+            if not record.open:  # closed by the call that minted it
+                continue
+            if not keep:
+                await self._drop(record)
+                continue
+            limits = self.limits
+            try:
+                answer = await self._run(
+                    self._add,
+                    keys=self._keys(record.member, record.owned),
+                    args=[
+                        self._ttl,
+                        limits.max_per_client or 0,
+                        limits.max_handles or 0,
+                        record.member,
+                    ],
+                )
+            except HandlesUnavailable:
+                for rest in minted[at:]:
+                    await self._drop(rest)
+                raise
+            if answer:
+                refused.append("this client" if answer == 1 else "the server")
+                await self._drop(record)
+            else:
+                record.known = True
+        if refused:
+            raise TooManyHandles(
+                f"Too many open state handles for {refused[0]}: close one and try again"
+            )
+
+    async def _drop(self, record: SharedRecord) -> None:
+        """Forget ``record`` here and finalize it once no call of this replica uses it."""
+        with self._lock:
+            if self._records.get(record.member) is record:
+                del self._records[record.member]
+            record.open = False
+            done = record.users == 0
+        if done:
+            await finalize(record)
+
+    async def take(self, owner: Hashable, handle: str) -> HandleRecord | None:
+        member, owned = self._where(owner, handle)
+        known = self._records.get(member)
+        if known is not None and not known.known:
+            return None  # minted by a call that has not answered yet
+        keys = self._keys(member, owned)
+        found = await self._run(self._take, keys=keys, args=[member, self._held])
+        with self._lock:
+            record = self._records.get(member)
+            if found:
+                if record is None:  # its first call on this replica
+                    now = self._clock()
+                    session = self._sessions(handle)
+                    record = SharedRecord(owner, session, now, now, member=member, owned=owned)
+                    self._records[member] = record
+                record.users += 1
+                record.last_used = self._clock()
+                return record
+        if record is not None:  # closed or expired elsewhere: over here too
+            await self._drop(record)
+        return None
+
+    async def release(self, record: HandleRecord) -> None:
+        assert isinstance(record, SharedRecord)
+        with self._lock:
+            record.users -= 1
+            record.last_used = self._clock()
+        keys = self._keys(record.member, record.owned)
+        try:
+            with anyio.CancelScope(shield=True):  # a cancelled call still ends its use
+                still = await self._run(self._release, keys=keys, args=[record.member, self._ttl])
+        except HandlesUnavailable:
+            still = True  # logged; the sweep looks again
+        if not still or not record.open:
+            await self._drop(record)
+
+    async def close(self, owner: Hashable, handle: str) -> None:
+        member, owned = self._where(owner, handle)
+        record = self._records.get(member)
+        if record is None or record.known:
+            await self._run(self._close, keys=self._keys(member, owned), args=[member])
+        if record is not None:
+            await self._drop(record)
+
+    async def sweep(self) -> None:
+        """Forget every expired handle in Redis, and finalize this replica's sessions of
+        handles no longer there (closed or expired anywhere)."""
+        await self._run(self._sweep, keys=[self._all], args=[])
+        with self._lock:
+            idle = [r for r in self._records.values() if r.known and r.users == 0]
+        if not idle:
+            return
+        async with self.client.pipeline(transaction=False) as pipe:
+            for record in idle:
+                pipe.exists(self._keys(record.member, record.owned)[0])
+            present = await self._run(pipe.execute)
+        for record, there in zip(idle, present, strict=True):
+            if not there:
+                await self._drop(record)
+
+    async def aclose(self) -> None:
+        """Finalize this replica's sessions (shutdown); the handles stay open in Redis,
+        for the other replicas."""
+        with self._lock:
+            records = list(self._records.values())
+            self._records.clear()
+            self._minted.clear()
+        for record in records:
+            record.open = False
+            await finalize(record)
+
+    def chores(self) -> list[tuple[float, Callable[[], Awaitable[None]]]]:
+        """The sweep, and the renewal of the leases of this replica's calls in flight."""
+        return [*super().chores(), (self.lease / 3, self.renew)]
+
+    async def renew(self) -> None:
+        """Keep alive, for another lease, every handle with a call in flight here."""
+        with self._lock:
+            busy = [r for r in self._records.values() if r.known and r.users > 0]
+        for record in busy:
+            keys = self._keys(record.member, record.owned)
+            await self._run(self._renew, keys=keys, args=[record.member, self._lease])

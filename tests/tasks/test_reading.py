@@ -1,0 +1,163 @@
+"""A task's execution read in one round trip is the execution ``get_execution`` reads.
+
+``mcp_adapter.tasks.reading.execution_of`` builds Docket's ``Execution`` from one
+pipelined read of the runs and progress hashes (``tasks/get`` reads every poll with
+it); these hold it to ``Docket.get_execution`` in each state a task passes through,
+on ``memory://`` and on a real Redis, and count the round trips (as does the read of
+a round of questions, ``Waiting.pending``).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import anyio
+import pytest
+from docket import Docket, Execution, Progress, Worker
+from redis.asyncio.connection import AbstractConnection
+
+from mcp_adapter.tasks.reading import execution_of
+from mcp_adapter.tasks.waiting import Waiting
+
+pytestmark = pytest.mark.anyio
+
+FIELDS = (
+    "key",
+    "function",
+    "args",
+    "kwargs",
+    "when",
+    "attempt",
+    "state",
+    "worker",
+    "started_at",
+    "completed_at",
+    "error",
+    "result_key",
+)
+
+
+def seen(execution: Execution) -> dict[str, Any]:
+    fields = {name: getattr(execution, name) for name in FIELDS}
+    fields["function"] = getattr(fields["function"], "__name__", None)
+    progress = execution.progress
+    fields["progress"] = (progress.current, progress.total, progress.message)
+    return fields
+
+
+async def same(docket: Docket, key: str) -> Execution:
+    mine, theirs = await execution_of(docket, key), await docket.get_execution(key)
+    assert mine is not None
+    assert theirs is not None
+    assert seen(mine) == seen(theirs)
+    return mine
+
+
+released = anyio.Event()
+
+
+async def body(record: dict[str, Any], progress: Progress = Progress()) -> dict[str, Any]:  # noqa: B008
+    await progress.set_message(f"working on {record['n']}")
+    await released.wait()
+    return {"result": record["n"]}
+
+
+@asynccontextmanager
+async def a_docket(url: str) -> AsyncIterator[Docket]:
+    async with Docket(name=f"reading-{secrets.token_hex(4)}", url=url) as docket:
+        docket.register(body)
+        yield docket
+
+
+@pytest.fixture(params=["memory", "redis"])
+def url(request: pytest.FixtureRequest) -> str:
+    if request.param == "memory":
+        return f"memory://{secrets.token_hex(4)}"
+    found: str = request.getfixturevalue("redis_url")
+    return found
+
+
+async def test_every_state_reads_as_get_execution_reads_it(url: str) -> None:
+    global released
+    released = anyio.Event()
+    async with a_docket(url) as docket:
+        assert await execution_of(docket, "absent") is None
+        later = datetime.now(UTC) + timedelta(hours=1)
+        await docket.add(body, key="later", when=later)(record={"n": 1})
+        assert (await same(docket, "later")).state.value == "scheduled"
+
+        await docket.add(body, key="now")(record={"n": 2})
+        assert (await same(docket, "now")).state.value in ("queued", "scheduled")
+
+        fast = timedelta(milliseconds=5)
+        async with (
+            Worker(docket, minimum_check_interval=fast) as worker,
+            anyio.create_task_group() as group,
+        ):
+            group.start_soon(worker.run_until_finished)
+            with anyio.fail_after(10):  # until it runs and has reported (then it holds still)
+                while (await docket.get_execution("now")).progress.message is None:  # type: ignore[union-attr]
+                    await anyio.sleep(0.01)
+            found = await same(docket, "now")
+            assert found.state.value == "running"
+            assert found.progress.message == "working on 2"
+            await docket.cancel("later")
+            released.set()
+        done = await same(docket, "now")
+        assert done.state.value == "completed"
+        assert await done.get_result() == {"result": 2}
+
+
+@contextmanager
+def round_trips(monkeypatch: pytest.MonkeyPatch, marker: bytes) -> Iterator[list[int]]:
+    """Counts what this process sends to Redis about ``marker`` (a key): one send per
+    command, or per pipeline."""
+    sent = [0]
+    send = AbstractConnection.send_packed_command
+
+    async def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+        packed = args[0] if args else kwargs["command"]
+        if marker in (packed if isinstance(packed, bytes) else b"".join(packed)):
+            sent[0] += 1  # not Docket's own background reads (its strikes stream)
+        return await send(self, *args, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(AbstractConnection, "send_packed_command", counted)
+        yield sent
+
+
+async def test_a_read_is_one_round_trip(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``get_execution`` reads the runs hash, then it again with the progress hash (two
+    round trips); ``execution_of`` reads both once, in one pipeline."""
+    async with a_docket(redis_url) as docket:
+        await docket.add(body, key="counted")(record={"n": 3})
+        with round_trips(monkeypatch, b"counted") as theirs:
+            await docket.get_execution("counted")
+        with round_trips(monkeypatch, b"counted") as mine:
+            await execution_of(docket, "counted")
+        assert (theirs, mine) == ([2], [1])
+
+
+async def test_a_waiting_round_is_read_in_one_round_trip(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tasks/get`` of a task waiting for input reads the round's fate and its answers
+    together: the questions still open, then none once the round has resumed."""
+    async with a_docket(redis_url) as docket:
+        waiting = Waiting(docket)
+        asked = {"a": {"method": "roots/list"}, "b": {"method": "roots/list"}}
+        assert await waiting.answers("t", 0) == {}  # a connection in the pool
+        with round_trips(monkeypatch, b"mcp-input:t:0") as sent:
+            assert await waiting.pending("t", 0, asked) == (None, asked)
+        assert sent == [1]
+        assert await waiting.answer("t", 0, asked, {"a": {"roots": []}}, 60) is None
+        assert await waiting.pending("t", 0, asked) == (None, {"b": asked["b"]})
+        with round_trips(monkeypatch, b"mcp-input:t:0") as sent:
+            resumed = await waiting.answer("t", 0, asked, {"b": {"roots": []}}, 60)
+        assert resumed == {"a": {"roots": []}, "b": {"roots": []}}
+        assert sent == [1]  # the script that keeps it answers the round's answers
+        assert await waiting.pending("t", 0, asked) == ("resume", {})
