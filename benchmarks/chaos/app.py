@@ -168,14 +168,26 @@ class JobAskTool(Tool[Once]):
 
 
 class Box:
-    """A handle's session service: what was put in it."""
+    """A handle's session service: a connection to where the box's items are kept. Replicas
+    each build their own (docs/state.md), so the items live in Redis, keyed by the handle
+    (the ledger's server: the one Redis the run never faults)."""
 
-    def __init__(self) -> None:
-        self.items: list[str] = []
+    def __init__(self, handle: StateHandle) -> None:
+        self.key = f"box:{handle}"
+        self.store = ledger()
+
+    def put(self, item: str) -> list[str]:
+        self.store.rpush(self.key, item)
+        self.store.expire(self.key, 3600)
+        return [value.decode() for value in self.store.lrange(self.key, 0, -1)]
 
 
-def box() -> Iterator[Box]:
-    yield Box()
+def box(handle: StateHandle) -> Iterator[Box]:
+    opened = Box(handle)
+    try:
+        yield opened
+    finally:
+        opened.store.close()
 
 
 class OpenBox(Tool):
@@ -193,9 +205,9 @@ class PutInput(Schema):
 class PutTool(Tool[PutInput]):
     name = "put"
 
-    async def handle(self, payload: PutInput, stored: Box, request: McpRequest) -> McpResponse:
-        stored.items.append(payload.item)
-        return McpResponse.text(f"{mark(subject_of(request))} {','.join(stored.items)}")
+    def handle(self, payload: PutInput, stored: Box, request: McpRequest) -> McpResponse:
+        items = stored.put(payload.item)
+        return McpResponse.text(f"{mark(subject_of(request))} {','.join(items)}")
 
 
 class CloseInput(Schema):

@@ -9,8 +9,8 @@ by hand: :mod:`benchmarks.chaos.legacy`), task tools (one that asks, answered wi
 state handles, resource reads (one's own, and another's which must be refused), and
 ``touch``, which the listeners (:mod:`benchmarks.chaos.streams`) must hear of.
 
-State handles live in the replica that minted them: a handle's calls go to that replica
-straight, not through the balancer (sticky by replica), until handles are in Redis.
+State handles are in Redis (``serve --redis``): a handle's calls go through the
+balancer's round robin, each to any replica.
 """
 
 from __future__ import annotations
@@ -201,8 +201,7 @@ class Load:
             await asyncio.sleep(0.25)
 
     async def handles(self, identity: int) -> None:
-        replica = random.choice(self.deployment.replicas)
-        url = self.deployment.replica_url(replica)
+        url = self.url  # any replica serves any handle (its store is in Redis)
         mine = token(identity)
         opened = await call(self.http, url, mine, "open_box", {}, BOUND)
         if not self.tally.answered("open_box", opened, subject(identity)) or opened.texts() == []:
