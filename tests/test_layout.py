@@ -241,9 +241,10 @@ def test_a_circle_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 # -- benchmarks/: the same one-way rule -------------------------------------------------
 
 BENCHMARKS = SRC.parent / "benchmarks"
-BENCH_RANKS = {"harness": 0, "workloads": 1, "suites": 2, "counts": 3}
+BENCH_RANKS = {"harness": 0, "workloads": 1, "chaos": 1, "suites": 2, "counts": 3}
 """Each folder of ``benchmarks`` may import its own modules and the folders of a lower rank:
-the harness, what is measured, the suites, the instruction counts. The modules at the top
+the harness, what is measured (and, beside it, the chaos run), the suites, the instruction
+counts. The modules at the top
 (``python -m benchmarks``, ``benchmarks.http_wire``, ...) are commands: they may import any
 folder, and nothing imports a command, not even another one."""
 

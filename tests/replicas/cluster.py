@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx2
+from benchmarks.harness.cluster import haproxy_config, redis_command
 
 from mcp_adapter.cli.settings import KEYS_ENV
 from tests import needs
@@ -27,33 +28,6 @@ APP = "tests.replicas.app:ReplicaServer"
 VERIFIER = "tests.notifications.apps:NoteVerifier"
 KEY_1 = "1" * 64
 KEY_2 = "2" * 64
-
-HAPROXY_CONFIG = """\
-global
-    maxconn 1000
-
-defaults
-    mode http
-    timeout connect 5s
-    timeout client 120s
-    timeout server 120s
-    option redispatch
-    retries 3
-
-frontend mcp
-    bind 127.0.0.1:{port}
-    default_backend replicas
-
-backend replicas
-    balance roundrobin
-    option httpchk GET /readyz
-{stick}{servers}
-"""
-STICKY = """\
-    stick-table type string len 64 size 100k expire 30m
-    stick match req.hdr(mcp-session-id)
-    stick store-response res.hdr(mcp-session-id)
-"""
 
 
 def binary(name: str, package: str) -> str:
@@ -93,19 +67,7 @@ class Redis:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            [
-                binary("redis-server", "redis-server"),
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(self.folder),
-            ],
+            redis_command(binary("redis-server", "redis-server"), self.port, self.folder),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -203,12 +165,8 @@ class Cluster:
                 replica.served = None
 
     def haproxy_config(self) -> str:
-        servers = "".join(
-            f"    server {r.name} 127.0.0.1:{r.port} check inter 500ms\n" for r in self.replicas
-        )
-        return HAPROXY_CONFIG.format(
-            port=self.port, stick=STICKY if self.stateful else "", servers=servers.rstrip("\n")
-        )
+        servers = [(r.name, r.port) for r in self.replicas]
+        return haproxy_config(self.port, servers, sticky=self.stateful)
 
 
 Balancer = Callable[[Path, Cluster], list[str]]

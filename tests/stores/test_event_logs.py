@@ -6,11 +6,16 @@ it on a real ``redis-server``.
 
 from __future__ import annotations
 
+import logging
+import socket
 from collections.abc import Callable
 
 import fakeredis
 import pytest
+import redis.asyncio
+from mcp.types import JSONRPCNotification
 
+from mcp_adapter.serving.events import SessionEventStore
 from mcp_adapter.stores import InMemoryEventLog, RedisEventLog, StoredEvent
 from mcp_adapter.stores.events import EVENT_OVERHEAD
 
@@ -161,3 +166,21 @@ def test_the_limits_are_checked_as_in_memory() -> None:
         redis_log(max_events_per_stream=0)
     with pytest.raises(ValueError, match="max_bytes_per_stream <= max_bytes"):
         redis_log(max_bytes_per_stream=100, max_bytes=10)
+
+
+async def test_an_event_redis_cannot_keep_is_still_sent(caplog: pytest.LogCaptureFixture) -> None:
+    """Found by the chaos run (docs/reliability.md): the SDK's session router stores every
+    message before it sends it, and a Redis restart made that store raise, which ended
+    the router; every later request of the session then waited forever. Now the event
+    goes out live, not kept for replay, and the log says so."""
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    client = redis.asyncio.Redis(host="127.0.0.1", port=port, socket_connect_timeout=1)
+    store = SessionEventStore(RedisEventLog(client, "test:events")).open_session()
+    message = JSONRPCNotification(jsonrpc="2.0", method="notifications/progress")
+    with caplog.at_level(logging.WARNING, "mcp_adapter.stores"):
+        event_id = await store.store_event("1", message)
+    assert event_id
+    assert "event sent but not kept for replay" in caplog.text
+    await client.aclose()

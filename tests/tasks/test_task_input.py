@@ -11,11 +11,12 @@ from typing import Any
 
 import anyio
 import pytest
+from docket import Docket
 from mcp import MCPError
 
-from mcp_adapter import BearerAuth, http_app
+from mcp_adapter import BearerAuth, Tasks, http_app
 from mcp_adapter.input.resolution import MAX_INPUT_ROUNDS
-from mcp_adapter.tasks.waiting import MAX_ANSWER_CHARS
+from mcp_adapter.tasks.waiting import MAX_ANSWER_CHARS, Waiting, asked
 from mcp_adapter.testing import TaskClient
 from tests.serving.apps import StaticVerifier
 from tests.serving.harness import serve_app
@@ -347,4 +348,35 @@ async def test_another_identity_cannot_see_answer_or_cancel_a_waiting_task(
         assert only_key(await reader.get(task_id)) == key  # untouched by the attacker
         await reader.update(task_id, {key: accept(confirm=False)})
         assert text_of(await reader.until(task_id)) == "kept mine"
+    assert runs.handled == ["delete"]
+
+
+async def test_a_resume_lost_with_the_process_that_took_the_last_answer_is_enqueued_again(
+    redis_url: str,
+) -> None:
+    """Found by the chaos run (docs/reliability.md): ``tasks/update`` keeps the last answer
+    (the round's fate becomes ``resume``), then enqueues the next round. A process killed,
+    or a Redis stalled past ``Tasks.store_timeout``, between the two left the task
+    ``working`` until its TTL, its round never run. Here the answer is kept as that
+    update keeps it, and nothing enqueued: the next ``tasks/get`` enqueues the round,
+    which runs once."""
+
+    class OnRedis(AskingServer):
+        name = "on-redis"
+        tasks = Tasks(url=redis_url, max_running_per_identity=8, max_running=16)
+
+    runs = Runs()
+    async with asking(OnRedis, runs) as tasks:
+        task_id = (await tasks.call("delete", {"filename": "notes.txt"}))["taskId"]
+        key = only_key(await waiting(tasks, task_id))
+        async with Docket(name="mcp-adapter:on-redis", url=redis_url) as docket:
+            execution = await docket.get_execution(task_id)
+            assert execution is not None
+            requests = asked(await execution.get_result())["requests"]  # type: ignore[index]
+            given = {key: accept(confirm=True)}
+            assert await Waiting(docket).answer(task_id, 0, requests, given, 600) is not None
+        done = await tasks.until(task_id)
+        assert text_of(done) == "deleted notes.txt"
+        again = await tasks.get(task_id)
+    assert again["status"] == "completed"
     assert runs.handled == ["delete"]

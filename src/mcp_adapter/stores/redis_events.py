@@ -25,11 +25,13 @@ are the server's own random hex.
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from mcp.server.streamable_http import EventId, StreamId
 
+from mcp_adapter.distribution import needs_extra
 from mcp_adapter.stores.events import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_BYTES_PER_STREAM,
@@ -39,8 +41,13 @@ from mcp_adapter.stores.events import (
     check_limits,
 )
 
+with needs_extra("redis", "the Redis event log"):
+    from redis.exceptions import RedisError
+
 if TYPE_CHECKING:
     from redis.asyncio import Redis
+
+logger = logging.getLogger("mcp_adapter.stores")
 
 DEFAULT_EVENT_TTL = 3600
 """Seconds a session's events are kept after its last one (a session that ends drops them
@@ -196,22 +203,28 @@ class RedisEventLog:
             return
         flag = b"P" if event.data is None else b"D" + event.data
         record = event.event_id.encode() + b"\n" + flag
-        await self._append(
-            args=[
-                *self._base(),
-                session,
-                _stream_key(stream),
-                stream,
-                event.event_id,
-                record,
-                event.size,
-                self.max_events_per_stream,
-                self.max_bytes_per_stream,
-                self.max_bytes,
-                self.ttl,
-                SWEEP,
-            ]
-        )
+        try:
+            await self._append(
+                args=[
+                    *self._base(),
+                    session,
+                    _stream_key(stream),
+                    stream,
+                    event.event_id,
+                    record,
+                    event.size,
+                    self.max_events_per_stream,
+                    self.max_bytes_per_stream,
+                    self.max_bytes,
+                    self.ttl,
+                    SWEEP,
+                ]
+            )
+        except (RedisError, OSError) as exc:
+            # the SDK's session router stores each message before it sends it: an error
+            # here would end the router, and every later request of the session would
+            # wait for its answer forever. The event goes out live, only not resumable.
+            logger.warning("Redis unreachable (%s): event sent but not kept for replay", exc)
 
     async def locate(self, event_id: EventId) -> tuple[str, StreamId] | None:
         found = await self.client.get(f"{self.prefix}:event:{event_id}")

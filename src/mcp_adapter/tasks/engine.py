@@ -25,7 +25,7 @@ from mcp_adapter.errors import logger
 from mcp_adapter.tasks.places import Places
 from mcp_adapter.tasks.reading import execution_of
 from mcp_adapter.tasks.status import StatusSession
-from mcp_adapter.tasks.waiting import INPUT, Waiting, asked
+from mcp_adapter.tasks.waiting import RESUME, Waiting, asked
 from mcp_adapter.tasks.wire import (
     TERMINAL,
     Ack,
@@ -307,8 +307,11 @@ class TaskEngine:
         self, task_id: str, record: Mapping[str, Any], waiting: Mapping[str, Any]
     ) -> tuple[str, dict[str, Any] | None]:
         """The status of a task whose last round asked, and its unanswered questions."""
-        round_ = int(record.get("round", 0))
-        fate, pending = await Waiting(self.docket).pending(task_id, round_, waiting["requests"])
+        round_, store = int(record.get("round", 0)), Waiting(self.docket)
+        fate, pending = await store.pending(task_id, round_, waiting["requests"])
+        if fate == RESUME:  # resumed; its round enqueued again if that was lost
+            answers = await store.answers(task_id, round_)
+            await store.resume(task_id, record, waiting, answers, FUNCTION)
         if fate is not None:  # cancelled while waiting, or resumed (enqueued, not yet run)
             return ("cancelled" if fate == "cancel" else "working"), None
         return "input_required", pending
@@ -333,10 +336,7 @@ class TaskEngine:
             task_id, round_, waiting["requests"], responses, seconds
         )
         if answers is not None:
-            given = {"state": waiting["state"], "answers": answers}
-            request = {**record["request"], INPUT: given}
-            resumed = {**record, "round": round_ + 1, "request": request}
-            await self.docket.add(FUNCTION, key=task_id)(record=resumed)
+            await Waiting(self.docket).resume(task_id, record, waiting, answers, FUNCTION)
         return Ack()
 
     def _seconds_left(self, execution: Any, record: Mapping[str, Any]) -> int:

@@ -42,6 +42,12 @@ all its ``tasks/update`` requests."""
 RESUME = "resume"
 CANCEL = "cancel"
 
+CLAIM_SECONDS = 15
+"""Seconds one process holds the right to enqueue a resumed round: longer than a store
+command may take (``Tasks.store_timeout``), so the round is enqueued once; after it, a
+resume lost with the process or the store that took the last answer is enqueued again
+by the next ``tasks/get``."""
+
 _ANSWER = """
 local held = 0
 local kept = redis.call('HGETALL', KEYS[1])
@@ -169,6 +175,28 @@ class Waiting:
                 raise too_large()
             return None
         return _decoded(dict(zip(done[::2], done[1::2], strict=True)))
+
+    async def resume(
+        self,
+        task_id: str,
+        record: Mapping[str, Any],
+        waiting: Mapping[str, Any],
+        answers: Mapping[str, Any],
+        function: str,
+    ) -> None:
+        """Enqueue the round after the waiting one, with its state and answers, under the
+        task's id, unless another process claimed it in the last :data:`CLAIM_SECONDS`
+        (Docket keeps one run of a key scheduled or running)."""
+        round_ = int(record.get("round", 0))
+        base, _ = self._keys(task_id, round_)
+        async with self.docket.redis() as redis:
+            claimed = await redis.set(f"{base}:enqueue", "1", nx=True, ex=CLAIM_SECONDS)
+        if not claimed:
+            return
+        given = {"state": waiting["state"], "answers": dict(answers)}
+        request = {**record["request"], INPUT: given}
+        resumed = {**record, "round": round_ + 1, "request": request}
+        await self.docket.add(function, key=task_id)(record=resumed)
 
     async def cancel(self, task_id: str, round_: int, seconds: int) -> bool:
         """Whether the waiting round is cancelled now (``False``: it was resumed first).

@@ -1,0 +1,1 @@
+"""The chaos run: ``python -m benchmarks.chaos --seconds N`` (docs/reliability.md)."""
