@@ -87,7 +87,9 @@ async def test_one_change_runs_every_listeners_sync_hooks_in_one_thread_hop(
             await notifier.resource_updated("notes://ada/diary")
             for stream in streams:
                 assert await next_event(stream) == diary
-        # one per server (each client has a server of its own here): ada's five and bob's
-        assert len(hops) - before == 2 * UPDATES
+        # one per server and update (each client has a server of its own here): ada's five,
+        # and bob's, fewer when his hidden updates pile up while his check is in its
+        # thread (a feed holds an update once); one per stream without batching: 6 x UPDATES
+        assert UPDATES <= len(hops) - before <= 2 * UPDATES
         await notifier.resource_updated("notes://public")
         assert await next_event(intruder) == ResourceUpdated(uri="notes://public")
