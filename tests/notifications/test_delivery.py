@@ -1,7 +1,8 @@
 """What one delivery costs the server: found by counting, never by a clock.
 
-A listen stream builds its caller's ``McpRequest`` once, not per delivery; the
-hooks still get the URI and its template variables of each update.
+A listen stream builds its caller's ``McpRequest`` once, not per delivery, and
+keeps its copy for each URI it subscribed to; the hooks still get the URI and its
+template variables of each update.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pytest
 from mcp.shared.subscriptions import ResourceUpdated
 
 from container import Container
-from mcp_adapter.dispatch import scopes
+from mcp_adapter.dispatch import resources, scopes
 from mcp_adapter.dispatch.threads import Threads
 from mcp_adapter.notifications import Notifier
 from tests.notifications.support import client, next_event, notes_catalog
@@ -55,6 +56,28 @@ async def test_a_stream_builds_its_callers_request_once_not_per_delivery(
             await notifier.resource_updated("notes://ada/diary")
             assert await next_event(hears) == ResourceUpdated(uri="notes://ada/diary")
         assert len(built) == before  # the diary's hook ran 2 x UPDATES times on one snapshot
+
+
+async def test_a_stream_keeps_its_request_for_each_uri_not_a_copy_per_delivery(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ada's stream watches two diaries (the template's ``shouldRegister`` reads the
+    owner from the URI): each URI's request is made at its first delivery, and its
+    variables still decide (bob's diary stays hidden, hers arrives)."""
+    container = Container()
+    catalog = notes_catalog(container)
+    copied = counting(monkeypatch, resources, "replace")
+    watched = ["notes://ada/diary", "notes://bob/diary"]
+    async with (
+        client(catalog, container, caller="ada") as ada,
+        ada.listen(resource_subscriptions=watched) as hears,
+    ):
+        notifier = container.get(Notifier)
+        for _ in range(UPDATES):
+            await notifier.resource_updated("notes://bob/diary")  # hidden from ada
+            await notifier.resource_updated("notes://ada/diary")
+            assert await next_event(hears) == ResourceUpdated(uri="notes://ada/diary")
+        assert len(copied) == len(watched)  # not 2 x UPDATES
 
 
 async def test_one_change_runs_every_listeners_sync_hooks_in_one_thread_hop(
