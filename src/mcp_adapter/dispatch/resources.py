@@ -131,11 +131,17 @@ class ResourceReads(DispatchCore):
                     kept[uri] = (resource, for_uri)
             try:
                 if resource.sync_hooks:  # with every other listener's, in one thread hop
-                    check = functools.partial(self._verdict, resource, ctx, for_uri)
+                    check = (
+                        functools.partial(self._verdict, resource, ctx, for_uri)
+                        if resource.scoped_hooks
+                        else functools.partial(verdict, resource, None, for_uri)
+                    )
                     registered, authorized = await self._together.run(check)
-                else:
+                elif resource.scoped_hooks:
                     async with self.scope(ctx, for_uri) as scope:
                         registered, authorized = await self.visible(resource, scope, for_uri)
+                else:  # hooks taking no service: no scope to open and close per listener
+                    registered, authorized = await self.visible(resource, None, for_uri)
             except Exception as exc:  # noqa: BLE001 - a failing hook shows nothing
                 self._incident("resource visibility", uri, exc)
                 return False
