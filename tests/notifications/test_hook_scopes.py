@@ -69,16 +69,13 @@ class Plain(Resource):
         return McpResponse.text("plain")
 
 
-class SyncPlain(Resource):
+class SyncPlain(Plain):
     """The same as a plain ``def`` (a worker thread asks it): no scope either."""
 
     uri = "ledger://sync-plain"
 
-    def shouldRegister(self, request: McpRequest) -> bool:
+    def shouldRegister(self, request: McpRequest) -> bool:  # type: ignore[override]
         return request.uri == self.uri
-
-    def handle(self) -> McpResponse:
-        return McpResponse.text("sync plain")
 
 
 class LedgerServer(Server):

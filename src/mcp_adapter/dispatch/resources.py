@@ -102,13 +102,8 @@ class ResourceReads(DispatchCore):
         request: McpRequest | None = None,
         kept: KeptRequests | None = None,
     ) -> bool:
-        """Whether the caller of ``ctx`` would find ``uri`` as a read would: a resource serves
-        it, and its hooks, run now with that caller, neither hide nor refuse it (a failing
-        hook refuses). What delivers ``notifications/resources/updated`` asks this;
-        ``request``: the snapshot of ``ctx``'s request when the caller keeps one (a listen
-        stream builds it once), given the URI and its variables here; ``kept``: where the
-        caller keeps that one per URI (a listen stream: one per URI it subscribed to), made
-        at the URI's first delivery and taken again while the same resource serves it."""
+        """``ResourceGate.readable``: whether the caller of ``ctx`` would find ``uri`` as a
+        read would, its hooks run now with that caller (a failing hook refuses)."""
         self._follow()
         static = self.catalog.resources.get(uri)
         found = self.find_template(uri)
