@@ -19,12 +19,17 @@ stream) at :data:`PATH`, plus two routes of the benchmark's own in front of it:
 
 ``python -m benchmarks.workloads.listeners KIND --port P`` serves ``KIND``
 (``adapter`` or ``mcpserver``) under uvicorn with one worker, as
-:mod:`benchmarks.workloads.http` serves its apps.
+:mod:`benchmarks.workloads.http` serves its apps. With ``BENCH_LISTEN_PROFILE=FILE``
+in its environment it runs under ``cProfile`` (the event loop's thread) and writes
+the statistics to ``FILE`` when it stops: what a delivery costs, function by function.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import os
+import signal
 import sys
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping, Sequence
 from typing import Any
@@ -185,7 +190,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--port", type=int, required=True)
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     target = f"benchmarks.workloads.listeners:{APPS[args.kind].__name__}"
-    uvicorn.run(target, host=HOST, port=args.port, factory=True, log_level="warning", lifespan="on")
+    profile = os.environ.get("BENCH_LISTEN_PROFILE")
+    profiler = cProfile.Profile() if profile else None
+    if profiler is not None:
+        # uvicorn raises the signal it stopped on again once stopped: exit, not die, then.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        profiler.enable()
+    try:
+        uvicorn.run(
+            target, host=HOST, port=args.port, factory=True, log_level="warning", lifespan="on"
+        )
+    finally:
+        if profiler is not None and profile:
+            profiler.disable()
+            profiler.dump_stats(profile)
     return 0
 
 

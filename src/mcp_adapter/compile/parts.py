@@ -16,7 +16,7 @@ from typing import Any
 
 from mcp.server.caching import CacheHint
 
-from container import EMPTY, Container, Problem
+from container import EMPTY, Container, Lifetime, Problem, ProviderKind
 from mcp_adapter.compile.handlers import (
     NO_RESOLVERS_HERE,
     Resolving,
@@ -74,6 +74,22 @@ def builder(cls: type, container: Container, problems: list[Problem]) -> tuple[A
     if node.is_async:
         return container.async_builder(cls), True
     return container.builder(cls), False
+
+
+def builds_alone(cls: type, container: Container) -> bool:
+    """Whether building ``cls`` needs no scope: a transient class constructed with no
+    arguments, nothing to finalize (its builder is then ``cls()``, whatever it is given)."""
+    node = container.node(cls)
+    binding = node.binding
+    return (
+        node.ok
+        and not node.is_async
+        and not node.deps
+        and binding.kind is ProviderKind.CLASS
+        and binding.lifetime is Lifetime.TRANSIENT
+        and binding.on_close is None
+        and binding.release is None
+    )
 
 
 HIDDEN_NEVER_ASKS = (
@@ -236,6 +252,7 @@ class Parts:
     middleware: tuple[Layer, ...]
     timeout: float | None
     cache: CacheHint | None = None
+    builds_alone: bool = False
 
     def fields(self) -> dict[str, Any]:
         """The ``CompiledComponent`` fields these parts fill."""
@@ -243,6 +260,7 @@ class Parts:
             "build": self.build,
             "build_is_async": self.build_is_async,
             "build_contexts": self.build_contexts,
+            "builds_alone": self.builds_alone,
             "hooks": self.hooks,
             "middleware": self.middleware,
             "timeout": self.timeout,
@@ -276,7 +294,8 @@ def class_parts(
     cache = cache_of(cls, f"{cls.__qualname__}.cache", problems)
     build, build_is_async = builder(cls, container, problems)
     contexts = container.node(cls).contexts if build is not None else frozenset()
-    return Parts(build, build_is_async, contexts, hooks, layers, timeout, cache)
+    alone = build is not None and builds_alone(cls, container)
+    return Parts(build, build_is_async, contexts, hooks, layers, timeout, cache, alone)
 
 
 class FunctionTool:

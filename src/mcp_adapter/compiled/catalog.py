@@ -44,6 +44,8 @@ class Hooks:
     """A rule is a method of the component: its instance is built to ask it."""
     sync: bool = field(init=False)
     """There is a rule, and every rule is a sync callable with only sync services."""
+    scoped: bool = field(init=False)
+    """A rule takes a service: asking them needs a container scope (``HandlerPlan.scoped``)."""
 
     def __post_init__(self) -> None:
         answered = tuple(plan for plan in self.authorize if plan.resolved)
@@ -56,6 +58,7 @@ class Hooks:
         object.__setattr__(self, "needs_request", any(p.needs_request for p in plans))
         object.__setattr__(self, "needs_instance", any(p.function is None for p in plans))
         object.__setattr__(self, "sync", bool(plans) and all(p.sync for p in plans))
+        object.__setattr__(self, "scoped", any(p.scoped for p in plans))
 
     @property
     def plans(self) -> tuple[HandlerPlan, ...]:
@@ -84,6 +87,8 @@ class CompiledComponent:
     hooks: Hooks = field(repr=False)
     build_contexts: frozenset[Any] = field(default=frozenset(), kw_only=True, repr=False)
     """The context values building the component itself needs (its constructor's graph)."""
+    builds_alone: bool = field(default=False, kw_only=True, repr=False)
+    """Building it needs no scope: a transient class taking nothing (``build(None)``)."""
     middleware: tuple[Layer, ...] = field(default=(), kw_only=True, repr=False)
     """The layers around its handler, outermost first (the server's, extensions', its own)."""
     timeout: float | None = field(default=None, kw_only=True)
@@ -96,6 +101,10 @@ class CompiledComponent:
     sync_hooks: bool = field(init=False, repr=False)
     """Its hooks, its construction and their services are all sync: a listing runs them,
     with those of the rest of its page, in one worker-thread call (``Dispatcher._filter``)."""
+    scoped_hooks: bool = field(init=False, repr=False)
+    """Asking its hooks needs a container scope: a hook takes a service, or is a method of
+    an instance that does not build alone. Else a delivery asks them with no scope
+    (``ResourceReads.readable``): no scope opened and closed per listener."""
     needs_http: bool = field(init=False, repr=False)
     """It (its handler, hooks or a service) needs the HTTP request: it works over HTTP only."""
     contexts: frozenset[Any] = field(init=False, repr=False)
@@ -138,6 +147,8 @@ class CompiledComponent:
             "sync_hooks",
             self.hooks.sync and not (self.hooks.needs_instance and self.build_is_async),
         )
+        scoped = self.hooks.scoped or (self.hooks.needs_instance and not self.builds_alone)
+        object.__setattr__(self, "scoped_hooks", scoped)
         bound = (
             self.handler.sync
             and not self.build_is_async

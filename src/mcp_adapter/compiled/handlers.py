@@ -92,10 +92,15 @@ class HandlerPlan:
     needs_request: bool = field(init=False)
     sync: bool = field(init=False)
     """A sync method whose services are all sync: ``call_sync`` can run it on one thread."""
+    scoped: bool = field(init=False)
+    """It takes a service (context values included): it is called in a container scope.
+    Without one (only the requests, defaults, the payload, arguments) it is called with
+    no scope at all, and nothing can tell."""
 
     def __post_init__(self) -> None:
         needs = bool(self.requests or self.http_requests or self.contexts)
         object.__setattr__(self, "needs_request", needs)
+        object.__setattr__(self, "scoped", bool(self.services or self.async_services))
         object.__setattr__(self, "sync", not self.is_async and not self.async_services)
 
     def invoke(

@@ -32,6 +32,7 @@ from mcp_adapter.errors import (
 )
 from mcp_adapter.input.asking import Asked, asking
 from mcp_adapter.input.resolution import Resolution, Retry
+from mcp_adapter.notifications.gate import KeptRequests
 
 
 class ResourceReads(DispatchCore):
@@ -94,34 +95,48 @@ class ResourceReads(DispatchCore):
                 return template, variables
         return None
 
-    async def readable(self, ctx: Any, uri: str, request: McpRequest | None = None) -> bool:
-        """Whether the caller of ``ctx`` would find ``uri`` as a read would: a resource serves
-        it, and its hooks, run now with that caller, neither hide nor refuse it (a failing
-        hook refuses). What delivers ``notifications/resources/updated`` asks this;
-        ``request``: the snapshot of ``ctx``'s request when the caller keeps one (a listen
-        stream builds it once), given the URI and its variables here."""
+    async def readable(
+        self,
+        ctx: Any,
+        uri: str,
+        request: McpRequest | None = None,
+        kept: KeptRequests | None = None,
+    ) -> bool:
+        """``ResourceGate.readable``: whether the caller of ``ctx`` would find ``uri`` as a
+        read would, its hooks run now with that caller (a failing hook refuses)."""
         self._follow()
         static = self.catalog.resources.get(uri)
-        candidates = [static] if static is not None else []
         found = self.find_template(uri)
-        if found is not None:
-            candidates.append(found[0])
-        for resource in candidates:
+        for resource in (static, None if found is None else found[0]):
+            if resource is None:
+                continue
             if not resource.hooks.any:
                 return True
-            variables = found[1] if found is not None and resource is found[0] else {}
-            asked = (
-                self.request(ctx, uri=uri, uri_variables=variables)
-                if request is None
-                else replace(request, uri=uri, uri_variables=freeze(variables))
-            )
+            known = None if kept is None else kept.get(uri)
+            if known is not None and known[0] is resource:
+                for_uri = known[1]
+            else:
+                variables = found[1] if found is not None and resource is found[0] else {}
+                for_uri = (
+                    self.request(ctx, uri=uri, uri_variables=variables)
+                    if request is None
+                    else replace(request, uri=uri, uri_variables=freeze(variables))
+                )
+                if kept is not None:
+                    kept[uri] = (resource, for_uri)
             try:
                 if resource.sync_hooks:  # with every other listener's, in one thread hop
-                    check = functools.partial(self._verdict, resource, ctx, asked)
+                    check = (
+                        functools.partial(self._verdict, resource, ctx, for_uri)
+                        if resource.scoped_hooks
+                        else functools.partial(verdict, resource, None, for_uri)
+                    )
                     registered, authorized = await self._together.run(check)
-                else:
-                    async with self.scope(ctx, asked) as scope:
-                        registered, authorized = await self.visible(resource, scope, asked)
+                elif resource.scoped_hooks:
+                    async with self.scope(ctx, for_uri) as scope:
+                        registered, authorized = await self.visible(resource, scope, for_uri)
+                else:  # hooks taking no service: no scope to open and close per listener
+                    registered, authorized = await self.visible(resource, None, for_uri)
             except Exception as exc:  # noqa: BLE001 - a failing hook shows nothing
                 self._incident("resource visibility", uri, exc)
                 return False

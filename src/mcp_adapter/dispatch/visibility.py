@@ -134,9 +134,10 @@ class Visibility(Scopes, Guard):
 
 
 def verdict(
-    component: CompiledComponent, scope: Scope, request: McpRequest | None
+    component: CompiledComponent, scope: Scope | None, request: McpRequest | None
 ) -> tuple[bool, bool]:
-    """``(registered, authorized)`` from ``sync_hooks``, on the calling thread."""
+    """``(registered, authorized)`` from ``sync_hooks``, on the calling thread (``scope``:
+    ``None`` when its hooks need none, ``CompiledComponent.scoped_hooks``)."""
     hooks = component.hooks
     if not hooks.any:
         return True, True

@@ -6,9 +6,13 @@ folder only names the questions, so it imports nothing of dispatch.
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from typing import Any, Protocol
 
 from mcp_adapter.declare.request import McpRequest
+
+KeptRequests = MutableMapping[str, tuple[Any, McpRequest]]
+"""A stream's requests by URI, kept across its deliveries (see ``ResourceGate.readable``)."""
 
 
 class ResourceGate(Protocol):
@@ -18,10 +22,18 @@ class ResourceGate(Protocol):
         """The ``McpRequest`` snapshot of the request ``ctx`` describes (its caller)."""
         ...
 
-    async def readable(self, ctx: Any, uri: str, request: McpRequest | None = None) -> bool:
+    async def readable(
+        self,
+        ctx: Any,
+        uri: str,
+        request: McpRequest | None = None,
+        kept: KeptRequests | None = None,
+    ) -> bool:
         """Whether the caller of ``ctx`` would find ``uri``: a resource serves it, and its
         ``shouldRegister``/``authorize`` hooks neither hide nor refuse it for that caller.
 
         ``request``: ``request(ctx)``, when the caller built it already (a stream builds
-        it once for all its deliveries); the hooks get it with the URI filled in."""
+        it once for all its deliveries); the hooks get it with the URI filled in.
+        ``kept``: where the caller keeps that request per URI (a stream, for the URIs it
+        subscribed to): made at the first delivery of a URI, the same at the next."""
         ...

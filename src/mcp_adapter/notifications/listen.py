@@ -32,7 +32,7 @@ from mcp.shared.subscriptions import (
 
 from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.notifications.feed import Feed, unsubscribe_from_bus
-from mcp_adapter.notifications.gate import ResourceGate
+from mcp_adapter.notifications.gate import KeptRequests, ResourceGate
 from mcp_adapter.notifications.limits import ListenerQuota, SubscriptionLimits, client_of
 
 
@@ -144,16 +144,19 @@ class Listening:
         subscription_id: Any,
     ) -> None:
         """The bus's events this stream asked for and may see, in order."""
+        kept: KeptRequests = {}  # at most one request per URI the stream subscribed to
         async for event in feed:
-            if await self._visible(ctx, request, event):
+            if await self._visible(ctx, request, event, kept):
                 await ctx.session.send_notification(
                     event_to_notification(event, meta), related_request_id=subscription_id
                 )
 
-    async def _visible(self, ctx: Any, request: McpRequest, event: ServerEvent) -> bool:
+    async def _visible(
+        self, ctx: Any, request: McpRequest, event: ServerEvent, kept: KeptRequests
+    ) -> bool:
         if not isinstance(event, ResourceUpdated):
             return True
-        return await self.gate.readable(ctx, event.uri, request)
+        return await self.gate.readable(ctx, event.uri, request, kept)
 
     def close(self) -> None:
         """End every open stream gracefully: each drains, then answers its final result."""
