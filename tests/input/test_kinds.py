@@ -277,3 +277,30 @@ async def test_an_undeclared_kind_is_32021_before_the_handler(
     assert result.error["data"] == {"requiredCapabilities": missing}
     assert asked == []
     assert ledger.handled == []
+
+
+def test_a_form_model_is_rendered_once_and_each_question_gets_its_own_copy() -> None:
+    """Asking with the same form model again (each round of each call) reuses its
+    rendered ``requestedSchema``: the model's JSON Schema is built once."""
+    from mcp.server.mcpserver.resolve import Elicit
+
+    from mcp_adapter.input.questions import render
+
+    built: list[int] = []
+
+    class Counted(Schema):
+        confirm: bool
+
+        @classmethod
+        def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            built.append(1)
+            return super().model_json_schema(*args, **kwargs)
+
+    first = render(Elicit("Sure?", Counted))
+    assert isinstance(first, types.ElicitRequest)
+    first.params.requested_schema["properties"].clear()  # type: ignore[union-attr]
+    second = render(Elicit("Really sure?", Counted))
+    assert isinstance(second, types.ElicitRequest)
+    assert second.params.requested_schema["required"] == ["confirm"]  # type: ignore[union-attr]
+    assert "confirm" in second.params.requested_schema["properties"]  # type: ignore[union-attr]
+    assert len(built) == 1

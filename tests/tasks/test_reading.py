@@ -20,7 +20,7 @@ import pytest
 from docket import Docket, Execution, Progress, Worker
 from redis.asyncio.connection import AbstractConnection
 
-from mcp_adapter.tasks.reading import execution_of
+from mcp_adapter.tasks.reading import Asked, execution_of
 from mcp_adapter.tasks.waiting import Waiting
 
 pytestmark = pytest.mark.anyio
@@ -161,3 +161,30 @@ async def test_a_waiting_round_is_read_in_one_round_trip(
         assert resumed == {"a": {"roots": []}, "b": {"roots": []}}
         assert sent == [1]  # the script that keeps it answers the round's answers
         assert await waiting.pending("t", 0, asked) == ("resume", {})
+
+
+async def outcome_body(record: dict[str, Any]) -> dict[str, Any]:
+    return dict(record["outcome"])
+
+
+async def test_a_round_that_asked_is_read_from_the_result_store_once(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ``tasks/get`` polls, the ``tasks/update`` and the ``tasks/cancel`` of a task
+    waiting for input read its round's questions from Docket's result store once
+    (``Asked``); a result or an error is read each time (never kept)."""
+    question = {"input": {"requests": {"a": {"method": "roots/list"}}, "state": "s"}}
+    async with Docket(name=f"reading-{secrets.token_hex(4)}", url=redis_url) as docket:
+        docket.register(outcome_body)
+        await docket.add(outcome_body, key="asks")(record={"outcome": question})
+        await docket.add(outcome_body, key="ends")(record={"outcome": {"result": 1}})
+        async with Worker(docket, minimum_check_interval=timedelta(milliseconds=5)) as worker:
+            await worker.run_until_finished()
+        kept = Asked()
+        for key, outcome, reads in (("asks", question, [1]), ("ends", {"result": 1}, [3])):
+            execution = await execution_of(docket, key)
+            assert execution is not None
+            with round_trips(monkeypatch, f"{key}:".encode()) as sent:
+                for _ in range(3):
+                    assert await kept.outcome(execution) == outcome
+            assert sent == reads, key

@@ -12,7 +12,9 @@ one) never stands in for it.
 from __future__ import annotations
 
 import base64
+import copy
 import hashlib
+import weakref
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
@@ -57,10 +59,24 @@ def is_marker(value: Any) -> TypeGuard[Marker]:
     return isinstance(value, MARKERS)
 
 
+_FORMS: weakref.WeakKeyDictionary[type[Any], dict[str, Any]] = weakref.WeakKeyDictionary()
+"""Each form model's rendered ``requestedSchema`` (the SDK's rendering walks the model's
+JSON Schema, about a millisecond: done once per model, while the model lives)."""
+
+
+def form_schema(model: type[Any]) -> dict[str, Any]:
+    """``render_elicitation_schema(model)``, rendered once per model (a fresh copy each
+    time: the caller may keep or change it)."""
+    found = _FORMS.get(model)
+    if found is None:
+        found = _FORMS[model] = render_elicitation_schema(model)
+    return copy.deepcopy(found)
+
+
 def render(marker: Marker) -> types.InputRequest:
     """The request the client is shown (the same in both protocol eras)."""
     if isinstance(marker, Elicit):
-        schema = render_elicitation_schema(marker.schema)
+        schema = form_schema(marker.schema)
         params = types.ElicitRequestFormParams(message=marker.message, requested_schema=schema)
         return types.ElicitRequest(params=params)
     if isinstance(marker, ElicitUrl):

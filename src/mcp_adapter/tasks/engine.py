@@ -23,7 +23,7 @@ from mcp_adapter.declare.tasks import Tasks
 from mcp_adapter.distribution import needs_extra
 from mcp_adapter.errors import logger
 from mcp_adapter.tasks.places import Places
-from mcp_adapter.tasks.reading import execution_of
+from mcp_adapter.tasks.reading import Asked, execution_of
 from mcp_adapter.tasks.status import StatusSession
 from mcp_adapter.tasks.waiting import RESUME, Waiting, asked
 from mcp_adapter.tasks.wire import (
@@ -85,6 +85,7 @@ class TaskEngine:
         self._places = Places(settings.max_running, settings.max_running_per_identity)
         self._idle: anyio.Event | None = None
         self._bodies: dict[str, anyio.CancelScope] = {}
+        self._asked = Asked()  # the rounds that asked, read once
 
     def bind(self, body: Body) -> None:
         """The dispatcher's task body (set once, when the server is built)."""
@@ -204,7 +205,7 @@ class TaskEngine:
         status = _STATUS[execution.state.value]
         if status != "completed":
             return status == "working"
-        waiting = asked(await execution.get_result())
+        waiting = asked(await self._asked.outcome(execution))
         if waiting is None:
             return False
         return await Waiting(self.docket).fate(key, int(record.get("round", 0))) != "cancel"
@@ -276,7 +277,7 @@ class TaskEngine:
         questions: dict[str, Any] | None = None
         message = execution.progress.message  # while it runs; then its outcome keeps it
         if status == "completed":
-            outcome = await execution.get_result()
+            outcome = await self._asked.outcome(execution)
             message = outcome.get(MESSAGE) if isinstance(outcome, Mapping) else None
             waiting = asked(outcome)
             if waiting is not None:  # the round asked: tasks/update answers it
@@ -327,7 +328,7 @@ class TaskEngine:
         execution, record = await self._find(task_id, owner)
         if _STATUS[execution.state.value] != "completed":
             return Ack()
-        waiting = asked(await execution.get_result())
+        waiting = asked(await self._asked.outcome(execution))
         if waiting is None:
             return Ack()
         round_ = int(record.get("round", 0))
@@ -364,11 +365,10 @@ class TaskEngine:
     async def _cancel(self, task_id: str, owner: str) -> Ack:
         execution, record = await self._find(task_id, owner)
         if _STATUS[execution.state.value] == "completed":
-            waiting = asked(await execution.get_result())
+            waiting = asked(await self._asked.outcome(execution))
             if waiting is not None:  # a task waiting for input ends cancelled, unless resumed
                 seconds = self._seconds_left(execution, record)
-                round_ = int(record.get("round", 0))
-                if await Waiting(self.docket).cancel(task_id, round_, seconds):
+                if await Waiting(self.docket).cancel(task_id, int(record.get("round", 0)), seconds):
                     self._places.release(str(record["owner"]), task_id)
                 else:
                     await self.docket.cancel(task_id)  # resumed meanwhile: cancel that run

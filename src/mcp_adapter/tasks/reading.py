@@ -7,13 +7,18 @@ reads in one pipeline and builds the same ``Execution`` (the same function, argu
 ``when``, state, timestamps, result key and progress) with the pieces of Docket that
 ``get_execution`` and ``sync`` use, so each ``tasks/get`` of a task still working costs
 one round trip instead of two (tests/tasks/test_reading.py holds it to
-``get_execution``'s answer in every state).
+``get_execution``'s answer in every state). :class:`Asked` keeps the outcomes of
+rounds that asked for input once read, so the ``tasks/get`` polls, the ``tasks/update``
+and the ``tasks/cancel`` of a waiting task do not read the same result again.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from datetime import UTC, datetime
 from typing import Any
+
+from mcp_adapter.tasks.waiting import asked
 
 
 async def execution_of(docket: Any, key: str) -> Any:
@@ -47,3 +52,32 @@ async def execution_of(docket: Any, key: str) -> Any:
 
 async def _unknown() -> None:
     """Stands for a task function this process did not register (as Docket's placeholder)."""
+
+
+ASKED_KEPT = 1024
+"""The outcomes of rounds that asked for input one process keeps read (:class:`Asked`)."""
+
+
+class Asked:
+    """The outcomes of rounds that asked for input, as read from Docket's result store,
+    by result key (the task's id and the run's generation: a later round of the task is
+    a new run with a key of its own, so what a key holds never changes). A round that
+    asked is read by every ``tasks/get`` while it waits and by each ``tasks/update`` and
+    ``tasks/cancel``: read once here, not once per request. At most :data:`ASKED_KEPT`,
+    the oldest read first forgotten; results and errors are never kept."""
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[str, Any] = OrderedDict()
+
+    async def outcome(self, execution: Any) -> Any:
+        """``execution.get_result()`` of a completed run (``None`` without a result)."""
+        key = execution.result_key
+        if key is None or key not in self._kept:
+            found = await execution.get_result()
+            if key is not None and asked(found) is not None:
+                self._kept[key] = found
+                if len(self._kept) > ASKED_KEPT:
+                    self._kept.popitem(last=False)
+            return found
+        self._kept.move_to_end(key)
+        return self._kept[key]
