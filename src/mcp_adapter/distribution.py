@@ -41,7 +41,7 @@ OWN_PACKAGES = ("container", "schemas")
 
 EXTRAS: dict[str, dict[str, str]] = {
     "testing": {"hypothesis": "hypothesis"},
-    "tasks": {"docket": "pydocket"},
+    "tasks": {"docket": "pydocket", "cloudpickle": "cloudpickle"},
     "redis": {"redis": "redis"},
     "di": {"dependency_injector": "dependency-injector"},
 }

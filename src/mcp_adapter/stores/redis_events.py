@@ -25,13 +25,13 @@ are the server's own random hex.
 from __future__ import annotations
 
 import hashlib
-import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from mcp.server.streamable_http import EventId, StreamId
 
 from mcp_adapter.distribution import needs_extra
+from mcp_adapter.errors import logger
 from mcp_adapter.stores.events import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_BYTES_PER_STREAM,
@@ -41,13 +41,8 @@ from mcp_adapter.stores.events import (
     check_limits,
 )
 
-with needs_extra("redis", "the Redis event log"):
-    from redis.exceptions import RedisError
-
 if TYPE_CHECKING:
     from redis.asyncio import Redis
-
-logger = logging.getLogger("mcp_adapter.stores")
 
 DEFAULT_EVENT_TTL = 3600
 """Seconds a session's events are kept after its last one (a session that ends drops them
@@ -183,6 +178,9 @@ class RedisEventLog:
         ttl: int = DEFAULT_EVENT_TTL,
     ) -> None:
         check_limits(max_events_per_stream, max_bytes_per_stream, max_bytes)
+        with needs_extra("redis", "the Redis event log"):
+            from redis.exceptions import RedisError
+        self._unreachable: tuple[type[Exception], ...] = (RedisError, OSError)
         if ttl < 1:
             raise ValueError(f"ttl must be at least 1 second, not {ttl!r}")
         self.client = client
@@ -220,7 +218,7 @@ class RedisEventLog:
                     SWEEP,
                 ]
             )
-        except (RedisError, OSError) as exc:
+        except self._unreachable as exc:
             # the SDK's session router stores each message before it sends it: an error
             # here would end the router, and every later request of the session would
             # wait for its answer forever. The event goes out live, only not resumable.

@@ -45,7 +45,9 @@ class SentinelUrl:
 
 
 def is_sentinel_url(url: str) -> bool:
-    """>>> is_sentinel_url("redis+sentinel://s1/mymaster"), is_sentinel_url("redis://c")
+    """Whether ``url`` names its primary through Redis Sentinel.
+
+    >>> is_sentinel_url("redis+sentinel://s1/mymaster"), is_sentinel_url("redis://c")
     (True, False)
     """
     return url.partition("://")[0] in SENTINEL_SCHEMES

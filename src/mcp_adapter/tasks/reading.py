@@ -18,15 +18,17 @@ from collections import OrderedDict
 from datetime import UTC, datetime
 from typing import Any
 
+from mcp_adapter.distribution import needs_extra
 from mcp_adapter.tasks.waiting import asked
 
 
 async def execution_of(docket: Any, key: str) -> Any:
     """The task ``key``'s ``docket.Execution`` as ``docket.get_execution(key)`` answers it
     (``None`` when Docket holds no such task), read in one pipeline."""
-    import cloudpickle  # type: ignore[import-untyped]  # Docket serializes arguments so
-    from docket import Execution
-    from docket.execution import ExecutionProgress  # type: ignore[attr-defined]
+    with needs_extra("tasks", "reading a task"):
+        import cloudpickle  # type: ignore[import-untyped]  # Docket serializes arguments so
+        from docket import Execution
+        from docket.execution import ExecutionProgress  # type: ignore[attr-defined]
 
     async with docket.redis() as redis, redis.pipeline() as pipe:
         pipe.hgetall(docket.runs_key(key))
