@@ -66,7 +66,10 @@ async def test_every_store_follows_the_primary_sentinel_names(
             new = await anyio.to_thread.run_sync(getattr(topology, loss))
 
             assert new != old
-            await until(lambda: log.append("s", "a", StoredEvent("two", b'{"n": 2}')))
+            # the event log keeps going when Redis is away (it sends the event live and
+            # logs it), so wait on a command that raises until a primary answers
+            await until(lambda: shared.client.set(shared.key("probe"), b"1"))
+            await log.append("s", "a", StoredEvent("two", b'{"n": 2}'))
             after = await log.events_after("s", "a", "prime")
             assert [e.event_id for e in after or ()] == ["one", "two"]
             assert await rates.hit("ada", twice, 0.0) is None
