@@ -14,14 +14,17 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from mcp_adapter import compile_server, http_app
+from mcp_adapter.cli.serve import WORKER_HEALTHCHECK_TIMEOUT
 from tests.lifespan.apps import FAIL_ENV, LOG_ENV, PORT_ENV, LifespanServer, build_container
 from tests.serving.clients import CALL_TIMEOUT, connect
 from tests.serving.harness import (
     CLI,
     REPO,
+    START_TIMEOUT,
     STOP_TIMEOUT,
     cli_env,
     run_cli,
+    run_command,
     serve_app,
     serve_process,
 )
@@ -160,8 +163,13 @@ async def test_each_worker_starts_up_and_shuts_down_once(tmp_path: Path) -> None
 
 
 def test_a_failing_worker_start_up_stops_serve_with_a_one_line_error(tmp_path: Path) -> None:
-    result = run_cli(
-        ["serve", *TARGET, "--http", "--port", "0", "--workers", "2"], {FAIL_ENV: "lifespan"}
+    # uvicorn's supervisor asks each worker in turn, waiting up to serve's
+    # WORKER_HEALTHCHECK_TIMEOUT (30 s) for one still importing: the failure is seen
+    # after that at worst, so the bound is twice it plus start-up on a loaded machine
+    result = run_command(
+        [*CLI, "serve", *TARGET, "--http", "--port", "0", "--workers", "2"],
+        {FAIL_ENV: "lifespan"},
+        timeout=2 * WORKER_HEALTHCHECK_TIMEOUT + START_TIMEOUT,
     )
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
