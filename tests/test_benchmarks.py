@@ -133,7 +133,8 @@ def test_http_wire_runs_every_server_side_by_side() -> None:
     """``python -m benchmarks.http_wire`` starts, checks and loads every server over the
     wire (FastMCP left out: it needs a venv of its own), and prints their table."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    short = ["--passes", "1", "--seconds", "0.3", "--warmup", "0.2", "--rewarm", "0.2"]
+    # windows long enough that a server on a loaded machine answers some requests in each
+    short = ["--passes", "1", "--seconds", "1", "--warmup", "0.5", "--rewarm", "0.3"]
     done = subprocess.run(
         [sys.executable, "-m", "benchmarks.http_wire", "--no-fastmcp", *short],
         cwd=ROOT,
