@@ -17,10 +17,15 @@ def arguments(argv: list[str] | None = None) -> Settings:
     parser.add_argument("--seconds", type=float, default=60.0, help="length of the load (60)")
     parser.add_argument("--clients", type=int, default=6, help="concurrent clients (6)")
     parser.add_argument("--identities", type=int, default=32, help="callers (32)")
+    parser.add_argument(
+        "--plain-redis",
+        action="store_true",
+        help="one redis-server instead of Redis behind Sentinel (no failover faults)",
+    )
     args = parser.parse_args(argv)
     if args.seconds < 20 or args.clients < 1 or args.identities < 4:
         parser.error("at least --seconds 20, --clients 1, --identities 4")
-    return Settings(args.seconds, args.clients, args.identities)
+    return Settings(args.seconds, args.clients, args.identities, sentinel=not args.plain_redis)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -41,7 +41,11 @@ TOKEN = re.compile(r"chaos-(\d{1,4})")
 LEDGER_ENV = "CHAOS_LEDGER"
 TWICE = "twice"
 """The ledger's list of operation ids whose body ran more than once."""
-REDELIVERY_TIMEOUT = 3.0
+REDELIVERY_TIMEOUT = 15.0
+"""Longer than a Sentinel failover (``deploy.DOWN_AFTER_MS`` and the promotion after it):
+in a failover the worker's lease renewals go to the old primary and are lost with it, and
+with a shorter timeout another worker would take a running task over and end it
+``failed`` (tests/replicas/sentinel_app.py)."""
 TASK_TTL = 3600.0
 """Seconds a task and its result stay readable: past the length of a long run."""
 

@@ -1,8 +1,11 @@
-"""The deployment the chaos run attacks, all on 127.0.0.1 in one temporary folder:
-``redis-server`` (append-only, so a restart keeps the tasks), a ledger ``redis-server`` the
-run owns and never faults, three ``mcp-adapter serve --redis --stateful --enqueue-only``
-replicas behind ``haproxy`` (round robin; a 2025-11-25 session keeps to its replica by
-``Mcp-Session-Id``), and two ``mcp-adapter worker`` processes that run the task bodies.
+"""The deployment the chaos run attacks, all on 127.0.0.1 in one temporary folder: Redis
+behind Sentinel (:func:`~benchmarks.harness.redis_topology.sentinel_topology`: a primary,
+a replica, three Sentinels, every data node append-only so a restart keeps the tasks;
+the processes reach it by its ``redis+sentinel://`` URL), or, ``sentinel=False``, one
+append-only ``redis-server``; a ledger ``redis-server`` the run owns and never faults;
+three ``mcp-adapter serve --redis --stateful --enqueue-only`` replicas behind ``haproxy``
+(round robin; a 2025-11-25 session keeps to its replica by ``Mcp-Session-Id``), and two
+``mcp-adapter worker`` processes that run the task bodies.
 
 Every process is a :class:`~benchmarks.harness.processes.Process` (a session of its own,
 dies with the run); every wait is bounded; :meth:`Deployment.close` stops them all.
@@ -24,6 +27,7 @@ from pathlib import Path
 
 from benchmarks.harness.cluster import haproxy_config, redis_command
 from benchmarks.harness.processes import HOST, Process, binary, free_port, wait_until
+from benchmarks.harness.redis_topology import SentinelTopology, sentinel_topology
 from mcp_adapter.cli.settings import KEYS_ENV
 
 APP = "benchmarks.chaos.app:ChaosServer"
@@ -31,6 +35,10 @@ CONTAINER = "benchmarks.chaos.app:build_container"
 VERIFIER = "benchmarks.chaos.app:ChaosVerifier"
 STATE_KEY = "c" * 64
 START_TIMEOUT = 90.0
+DOWN_AFTER_MS = 5000
+"""The Sentinels' ``down-after-milliseconds``: longer than a stall of the primary
+(``faults.STALL``) and its restart, so neither fails over; a killed primary is replaced
+this long after."""
 
 
 def cli() -> list[str]:
@@ -115,7 +123,9 @@ class Member:
 @dataclass
 class Deployment:
     folder: Path
-    redis: Member
+    redis: Member | None
+    """The one ``redis-server`` without Sentinel; ``None`` with it (``topology``)."""
+    topology: SentinelTopology | None
     ledger: Member
     replicas: list[Member]
     workers: list[Member]
@@ -128,7 +138,38 @@ class Deployment:
 
     @property
     def redis_url(self) -> str:
+        if self.topology is not None:
+            return self.topology.url
+        assert self.redis is not None
         return f"redis://{HOST}:{self.redis.port}/0"
+
+    def processes(self) -> dict[str, int | None]:
+        """Every process by name (Redis's data nodes and Sentinels by port)."""
+        found = {member.name: member.pid() for member in self.members}
+        if self.topology is not None:
+            topology = self.topology
+            for kind, nodes in (("redis", topology.data), ("sentinel", topology.sentinels)):
+                for node in nodes:
+                    found[f"{kind}:{node.port}"] = node.process and node.process.pid
+        return found
+
+    def redis_pid(self) -> int | None:
+        """The pid of the ``redis-server`` the processes write to (the primary)."""
+        if self.topology is None:
+            assert self.redis is not None
+            return self.redis.pid()
+        process = self.topology.primary_node().process
+        return None if process is None else process.pid
+
+    def restart_redis(self) -> None:
+        """SIGKILL of the (primary) ``redis-server``, started again on its port."""
+        if self.topology is not None:
+            self.topology.restart_primary()
+            return
+        assert self.redis is not None
+        self.redis.kill()
+        self.redis.restarts += 1
+        self.start_redis()
 
     @property
     def ledger_url(self) -> str:
@@ -138,8 +179,10 @@ class Deployment:
         return f"http://{HOST}:{replica.port}/mcp"
 
     def start_redis(self) -> None:
-        self.redis.start()
-        self.redis.wait(lambda: pings(self.redis.port), "redis-server")
+        redis = self.redis
+        assert redis is not None
+        redis.start()
+        redis.wait(lambda: pings(redis.port), "redis-server")
 
     def start_replica(self, replica: Member) -> None:
         replica.start()
@@ -170,23 +213,41 @@ def _member_env(name: str, ledger: str) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def deployed(folder: Path, replicas: int = 3, workers: int = 2) -> Iterator[Deployment]:
+def deployed(
+    folder: Path, replicas: int = 3, workers: int = 2, *, sentinel: bool = True
+) -> Iterator[Deployment]:
     """The whole deployment, started and ready; everything stopped at the end, also on an
-    error or Ctrl-C."""
+    error or Ctrl-C. Processes are started together, then each waited for."""
     redis_binary, haproxy_binary = required("redis-server"), required("haproxy")
-    (folder / "redis").mkdir()
     (folder / "ledger").mkdir()
-    redis_port, ledger_port = free_port(), free_port()
-    redis = Member(
-        "redis",
-        redis_command(redis_binary, redis_port, folder / "redis", durable=True),
-        port=redis_port,
-    )
+    ledger_port = free_port()
     ledger = Member(
         "ledger", redis_command(redis_binary, ledger_port, folder / "ledger"), port=ledger_port
     )
-    redis_url, ledger_url = f"redis://{HOST}:{redis_port}/0", f"redis://{HOST}:{ledger_port}/0"
-    target = [APP, "--container", CONTAINER, "--redis", redis_url]
+    redis: Member | None = None
+    if not sentinel:
+        (folder / "redis").mkdir()
+        redis_port = free_port()
+        command = redis_command(redis_binary, redis_port, folder / "redis", durable=True)
+        redis = Member("redis", command, port=redis_port)
+    with contextlib.ExitStack() as stack:
+        ledger.start()
+        stack.callback(ledger.stop)
+        topology = None
+        if sentinel:
+            running = sentinel_topology(down_after_ms=DOWN_AFTER_MS, durable=True)
+            topology = stack.enter_context(running)
+        deployment = Deployment(folder, redis, topology, ledger, [], [], ledger)
+        yield from _serve(deployment, replicas, workers, haproxy_binary)
+
+
+def _serve(
+    deployment: Deployment, replicas: int, workers: int, haproxy_binary: str
+) -> Iterator[Deployment]:
+    """The replicas, workers and haproxy on ``deployment``'s Redis, started and ready."""
+    ledger = deployment.ledger
+    ledger_url = deployment.ledger_url
+    target = [APP, "--container", CONTAINER, "--redis", deployment.redis_url]
     serving = [
         Member(f"r{n + 1}", [], _member_env(f"r{n + 1}", ledger_url), port=free_port())
         for n in range(replicas)
@@ -209,24 +270,24 @@ def deployed(folder: Path, replicas: int = 3, workers: int = 2) -> Iterator[Depl
         for n in range(workers)
     ]
     balancer_port = free_port()
-    config = folder / "haproxy.cfg"
+    config = deployment.folder / "haproxy.cfg"
     config.write_text(
         haproxy_config(balancer_port, [(r.name, r.port) for r in serving], sticky=True)
     )
     balancer = Member("haproxy", [haproxy_binary, "-f", str(config), "-db"], port=balancer_port)
-    deployment = Deployment(folder, redis, ledger, serving, working, balancer)
-    deployment.members = [redis, ledger, *serving, *working, balancer]
+    deployment.replicas, deployment.workers, deployment.balancer = serving, working, balancer
+    redis = [] if deployment.redis is None else [deployment.redis]
+    deployment.members = [*redis, ledger, *serving, *working, balancer]
     try:
-        deployment.start_redis()
-        ledger.start()
+        if deployment.redis is not None:
+            deployment.start_redis()
         ledger.wait(lambda: pings(ledger.port), "ledger redis-server")
-        for replica in serving:
-            replica.start()
+        for member in [*serving, *working, balancer]:
+            member.start()
         for replica in serving:
             replica.wait(lambda r=replica: ready(r.port), f"replica {replica.name}")  # type: ignore[misc]
         for worker in working:
-            deployment.start_worker(worker)
-        balancer.start()
+            worker.wait(lambda w=worker: "running its tasks" in w.output(), f"worker {worker.name}")  # type: ignore[misc]
         balancer.wait(lambda: ready(balancer.port), "haproxy forwarding")
         yield deployment
     finally:

@@ -5,9 +5,17 @@ p99 latency of inline calls is back within twice its value before the fault.
 - ``kill replica``: SIGKILL of a replica (each in turn), started again on its port;
 - ``kill worker``: SIGKILL of a worker, started again (its tasks end ``failed`` once
   another takes them over, ``Tasks.redelivery_timeout`` later);
-- ``stall redis``: SIGSTOP of ``redis-server`` for ``STALL`` seconds, then SIGCONT;
-- ``restart redis``: SIGKILL of ``redis-server``, started again on its port (append-only
-  with ``fsync`` at every write: what it acknowledged survives);
+- ``stall redis``: SIGSTOP of ``redis-server`` (the primary, with Sentinel) for ``STALL``
+  seconds, then SIGCONT (shorter than the Sentinels' ``down-after-milliseconds``: no
+  failover);
+- ``restart redis``: SIGKILL of ``redis-server`` (the primary), started again on its port
+  (append-only with ``fsync`` at every write: what it acknowledged survives; back before
+  the Sentinels would fail over);
+- ``sentinel failover``: ``SENTINEL FAILOVER``, until the replica is the primary and the
+  old primary its replica (Sentinel only);
+- ``kill primary``: SIGKILL of the primary, until the Sentinels promoted the replica; the
+  old primary is then started again on its port as the new primary's replica (Sentinel
+  only);
 - ``slow readers``: listen streams opened and not read for ``SLOW`` seconds;
 - ``disconnects``: calls whose client goes away mid-call.
 """
@@ -16,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import random
 import signal
 import statistics
@@ -34,11 +43,15 @@ FAULTS = (
     "kill replica",
     "stall redis",
     "kill worker",
+    "sentinel failover",
     "restart redis",
     "disconnects",
+    "kill primary",
     "slow readers",
 )
 """The schedule, in order (then again from the start); each name is the method's."""
+SENTINEL_FAULTS = frozenset({"sentinel failover", "kill primary"})
+"""The faults left out of the schedule without Sentinel (``--plain-redis``)."""
 STALL = 3.0
 SLOW = 5.0
 SLOW_STREAMS = 8
@@ -66,15 +79,20 @@ def p99(values: list[float]) -> float | None:
 
 
 class Faults:
-    def __init__(self, deployment: Deployment, load: Load, tally: Tally) -> None:
+    def __init__(
+        self, deployment: Deployment, load: Load, tally: Tally, names: tuple[str, ...] = FAULTS
+    ) -> None:
         self.deployment = deployment
         self.load = load
         self.tally = tally
         self.recoveries: list[Recovery] = []
         self.turn = 0
         self.began = time.monotonic()
+        sentinel = deployment.topology is not None
         self.schedule: list[tuple[str, Callable[[], Awaitable[None]]]] = [
-            (name, getattr(self, name.replace(" ", "_"))) for name in FAULTS
+            (name, getattr(self, name.replace(" ", "_")))
+            for name in names
+            if sentinel or name not in SENTINEL_FAULTS
         ]
 
     async def kill_replica(self) -> None:
@@ -91,16 +109,24 @@ class Faults:
         await asyncio.to_thread(start, member)
 
     async def stall_redis(self) -> None:
-        self.deployment.redis.signal(signal.SIGSTOP)
+        pid = await asyncio.to_thread(self.deployment.redis_pid)
+        assert pid is not None
+        os.kill(pid, signal.SIGSTOP)
         try:
             await asyncio.sleep(STALL)
         finally:
-            self.deployment.redis.signal(signal.SIGCONT)
+            os.kill(pid, signal.SIGCONT)
 
     async def restart_redis(self) -> None:
-        self.deployment.redis.kill()
-        self.deployment.redis.restarts += 1
-        await asyncio.to_thread(self.deployment.start_redis)
+        await asyncio.to_thread(self.deployment.restart_redis)
+
+    async def sentinel_failover(self) -> None:
+        assert self.deployment.topology is not None
+        await asyncio.to_thread(self.deployment.topology.failover)
+
+    async def kill_primary(self) -> None:
+        assert self.deployment.topology is not None
+        await asyncio.to_thread(self.deployment.topology.kill_primary, True)
 
     async def slow_readers(self) -> None:
         """Listen streams opened, their first bytes read, then left unread for a while."""
@@ -156,6 +182,8 @@ class Faults:
         recovery.before_p99 = p99(self.latencies(start - P99_BEFORE, start))
         self.tally.phase = f"{name} at {start - self.began:.0f} s"
         await fault()
+        if name in SENTINEL_FAULTS:
+            self.tally.failovers.append((name, start, time.monotonic()))
         self.tally.phase = f"after {self.tally.phase}"
         self.turn += 1
         self.recoveries.append(recovery)

@@ -28,6 +28,10 @@ INVARIANTS = {
     "wrong answer": "a success that is not what was asked",
     "plateau": "a process's RSS or open descriptors grew past the slack after warm-up",
 }
+FAILOVER_LAG = 2.0
+"""Seconds before a failover (forced, or the primary killed) and after it during which a
+write the run saw acknowledged may be lost: Redis replicates asynchronously, and what
+the old primary had not sent on is gone (docs/deployment.md, "What a failover loses")."""
 MARK = re.compile(r"<<(id\d+)>>")
 
 RSS_SLACK = 1.5
@@ -56,6 +60,29 @@ class Tally:
     tasks_terminal: Counter[str] = field(default_factory=Counter)
     phase: str = "warm-up"
     """The fault under way (or the last one), named in each violation's example."""
+    failovers: list[tuple[str, float, float]] = field(default_factory=list)
+    """``(fault, start, end)`` of each failover fault (``time.monotonic``)."""
+    lost: Counter[str] = field(default_factory=Counter)
+    """Writes lost in a failover, as documented: counted and shown, not violations."""
+    lost_examples: list[str] = field(default_factory=list)
+
+    def loss(self, invariant: str, detail: str, when: float) -> None:
+        """A write seen acknowledged at ``when`` is gone: a documented loss when ``when``
+        is within ``FAILOVER_LAG`` of a failover, else a violation of ``invariant``."""
+        fault = self.failover_at(when)
+        if fault is None:
+            self.violation(invariant, detail)
+            return
+        self.lost[f"{invariant} ({fault})"] += 1
+        if len(self.lost_examples) < 5:
+            self.lost_examples.append(f"{detail[:300]} [{fault}]")
+
+    def failover_at(self, when: float) -> str | None:
+        """The failover fault ``when`` is within ``FAILOVER_LAG`` of, if any."""
+        for fault, start, end in self.failovers:
+            if start - FAILOVER_LAG <= when <= end + FAILOVER_LAG:
+                return fault
+        return None
 
     def violation(self, invariant: str, detail: str) -> None:
         assert invariant in INVARIANTS, invariant

@@ -27,7 +27,7 @@ import httpx2
 from benchmarks.chaos import legacy
 from benchmarks.chaos.app import TASK_TTL
 from benchmarks.chaos.deploy import Deployment
-from benchmarks.chaos.invariants import Tally
+from benchmarks.chaos.invariants import FAILOVER_LAG, Tally
 from benchmarks.chaos.wire import Answer, call, on_task, send
 
 BOUND = 30.0
@@ -36,8 +36,10 @@ own bounds (Redis commands 5 s, ``Tasks.store_timeout`` 5 s) with room for a loa
 machine."""
 TASK_BOUND = 90.0
 """Seconds an accepted task may take to end: its body, or a worker's death noticed after
-``Tasks.redelivery_timeout`` (3 s here, at most about 1.6 times it), Redis faults, load."""
+``Tasks.redelivery_timeout`` (15 s here, at most about 1.6 times it), Redis faults, load."""
 ENDED = ("completed", "failed", "cancelled")
+UNKNOWN_TASK = -32602
+"""``tasks/get``'s code for a task it does not know."""
 LISTENERS = 4
 """Identities ``0 .. LISTENERS - 1`` each have a listen stream and a 2025-11-25 session
 subscribed (:mod:`benchmarks.chaos.streams`); ``touch`` is called as one of them."""
@@ -67,10 +69,13 @@ class Task:
     result: dict[str, Any] | None = None
     seen: list[str] = field(default_factory=list)
     """Each status ``tasks/get`` answered, when it changed (seconds after acceptance)."""
+    changed: float = 0.0
+    """When ``status`` was first seen (``time.monotonic``)."""
 
     def saw(self, status: str) -> None:
         if status != self.status or not self.seen:
             self.seen.append(f"{status}@{time.monotonic() - self.accepted:.0f}s")
+            self.changed = time.monotonic()
         self.status = status
 
 
@@ -196,9 +201,20 @@ class Load:
                     )
                     if self.tally.answered("tasks/update", update, subject(task.identity)):
                         task.seen.append(f"answered@{time.monotonic() - task.accepted:.0f}s")
+            elif self.forgotten(task, got):
+                return  # the reread at the end counts it
             if self.stopping and not answer_input:
                 return
             await asyncio.sleep(0.25)
+
+    def forgotten(self, task: Task, got: Answer) -> bool:
+        """Whether ``got`` says the task is unknown, once a failover that can have lost it
+        (its creation or its last change) is over: it will not come back."""
+        if (got.error or {}).get("code") != UNKNOWN_TASK:
+            return False
+        fault = self.tally.failover_at(task.changed or task.accepted)
+        ends = [end for name, _, end in self.tally.failovers if name == fault]
+        return bool(ends) and time.monotonic() > max(ends) + FAILOVER_LAG
 
     async def handles(self, identity: int) -> None:
         url = self.url  # any replica serves any handle (its store is in Redis)
@@ -281,7 +297,7 @@ class Load:
         if task.status not in ENDED:
             history = " ".join(task.seen)
             detail = f"{task.tool} {task.task_id}: {history}, accepted {task.phase}"
-            self.tally.violation("task lost", detail)
+            self.tally.loss("task lost", detail, task.changed or task.accepted)
             return
         self.tally.tasks_terminal[task.status] += 1
         if time.monotonic() - task.accepted > TASK_TTL - BOUND:
@@ -294,10 +310,16 @@ class Load:
                 break
             await asyncio.sleep(1.0)
         if not again.ok:
-            self.tally.violation("task lost", f"{task.task_id}: unreadable after it ended")
+            self.tally.loss("task lost", f"{task.task_id}: unreadable after it ended", task.changed)
+            return
+        assert again.result is not None
+        if again.result.get("status") != task.status:
+            history = " ".join(task.seen)
+            detail = f"{task.tool} {task.task_id}: {history}, then {again.result.get('status')}"
+            self.tally.loss("task lost", detail, task.changed)
             return
         if task.status == "completed":
-            texts = [p.get("text") for p in again.result["result"]["content"]]  # type: ignore[index]
+            texts = [p.get("text") for p in again.result["result"]["content"]]
             wanted = f"<<{subject(task.identity)}>> {task.nonce}"
             if not texts or not str(texts[0]).startswith(wanted):
                 self.tally.violation("wrong answer", f"task {task.task_id}: {texts!r}")

@@ -36,6 +36,12 @@ def render(
     )
     for invariant, meaning in INVARIANTS.items():
         rows.append(f"| violations: {invariant} ({meaning}) | {tally.violations[invariant]} |")
+    for fault in sorted({fault for fault, _, _ in tally.failovers}):
+        lost = tally.lost[f"task lost ({fault})"]
+        rows.append(f"| accepted tasks lost in a {fault}, as documented | {lost} |")
+    for kind, lost in sorted(tally.lost.items()):
+        if not kind.startswith("task lost ("):
+            rows.append(f"| lost in a failover, as documented: {kind} | {lost} |")
     lines = [
         "\n".join(rows),
         "",
@@ -61,5 +67,8 @@ def render(
         )
     for invariant, kept in tally.examples.items():
         lines += ["", f"{invariant}:"] + [f"  - {example}" for example in kept]
+    if tally.lost_examples:
+        lines += ["", "lost in a failover (docs/deployment.md):"]
+        lines += [f"  - {example}" for example in tally.lost_examples]
     lines += ["", f"violations: {tally.total()}"]
     return "\n".join(lines)

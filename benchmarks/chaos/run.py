@@ -26,20 +26,16 @@ from benchmarks.chaos.streams import Listeners
 SAMPLE_EVERY = 2.0
 PERIOD = (3.0, 20.0)
 """Seconds a recovery is watched after each fault, at least and at most: the run's length
-after the warm-up shared by the six faults, less ``FAULT_COST``, within these. Every fault
-of the schedule is injected at least once, even past ``--seconds``."""
+after the warm-up shared by the faults of the schedule, less ``FAULT_COST``, within
+these. Every fault of the schedule is injected at least once, even past ``--seconds``."""
 FAULT_COST = 3.5
 """Seconds one fault takes, on average over the schedule (a restart waits until the
 process is ready; a stall lasts ``faults.STALL``; slow readers ``faults.SLOW``)."""
 
 
-def processes(deployment: Deployment) -> dict[str, int | None]:
-    return {member.name: member.pid() for member in deployment.members}
-
-
 async def sample(watcher: Watcher, deployment: Deployment) -> None:
     while True:
-        await asyncio.to_thread(watcher.sample, processes(deployment))
+        await asyncio.to_thread(watcher.sample, deployment.processes())
         await asyncio.sleep(SAMPLE_EVERY)
 
 
@@ -48,6 +44,10 @@ class Settings:
     seconds: float = 60.0
     clients: int = 6
     identities: int = 32
+    sentinel: bool = True
+    """Redis behind Sentinel (``False``: one ``redis-server``, ``--plain-redis``)."""
+    faults: tuple[str, ...] = FAULTS
+    """The schedule (``faults.FAULTS``, in its order; the Sentinel ones left out without it)."""
 
 
 @dataclass
@@ -64,7 +64,7 @@ async def run(deployment: Deployment, args: Settings) -> Result:
     limits = httpx2.Limits(max_connections=4 * args.clients, max_keepalive_connections=args.clients)
     async with httpx2.AsyncClient(limits=limits) as http:
         load = Load(deployment, tally, args.identities, http)
-        faults = Faults(deployment, load, tally)
+        faults = Faults(deployment, load, tally, args.faults)
         listeners = Listeners(deployment.url, tally)
         start = time.monotonic()
         end = start + args.seconds
@@ -72,9 +72,9 @@ async def run(deployment: Deployment, args: Settings) -> Result:
         clients = [asyncio.create_task(load.client()) for _ in range(args.clients)]
         try:
             await asyncio.sleep(warmup)
-            share = (args.seconds - warmup) / len(FAULTS) - FAULT_COST
+            share = (args.seconds - warmup) / len(faults.schedule) - FAULT_COST
             period = max(PERIOD[0], min(PERIOD[1], share))
-            while time.monotonic() < end or faults.turn < len(FAULTS):
+            while time.monotonic() < end or faults.turn < len(faults.schedule):
                 started = time.monotonic()
                 await faults.inject(watch=period)
                 await asyncio.sleep(max(0.0, started + period - time.monotonic()))
@@ -88,7 +88,7 @@ async def run(deployment: Deployment, args: Settings) -> Result:
             for task in [*background, *clients]:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
-        await asyncio.to_thread(watcher.sample, processes(deployment))
+        await asyncio.to_thread(watcher.sample, deployment.processes())
     bodies = check_ledger(deployment.ledger_url, tally)
     watcher.check(tally)
     table = render(
@@ -106,5 +106,7 @@ def chaos(settings: Settings) -> Result:
     """Deploy in a temporary folder, run, stop everything (also on an error or Ctrl-C)."""
     warnings.filterwarnings("ignore", category=MCPDeprecationWarning)  # resources/subscribe
     logging.getLogger("mcp.client.streamable_http").setLevel(logging.ERROR)  # dead sessions
-    with tempfile.TemporaryDirectory(prefix="chaos-") as folder, deployed(Path(folder)) as running:
+    with contextlib.ExitStack() as stack:
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="chaos-")))
+        running = stack.enter_context(deployed(folder, sentinel=settings.sentinel))
         return asyncio.run(run(running, settings))

@@ -1,11 +1,14 @@
 """A Redis Sentinel deployment on 127.0.0.1: one primary, replicas (``--replicaof``) and
 three Sentinels (``redis-server --sentinel``) that fail over after
-``DOWN_AFTER_MS`` without the primary, each on a free port, no persistence.
+``DOWN_AFTER_MS`` (or ``down_after_ms``) without the primary, each on a free port, no
+persistence (or, ``durable``, append-only with ``fsync`` at every write, so a data node
+restarted on its port keeps what it acknowledged).
 
     with sentinel_topology() as topology:
         url = topology.url               # redis+sentinel://127.0.0.1:P1,.../mymaster/0
         topology.failover()              # SENTINEL FAILOVER, until the roles swapped
         topology.kill_primary()          # SIGKILL, until a replica was promoted
+        topology.restart_primary()       # SIGKILL, started again on its port (durable)
 
 Every wait is bounded (:class:`TopologyError` names what did not happen) and every
 process is stopped when the ``with`` ends. Only ``redis-server`` is needed;
@@ -121,6 +124,7 @@ class Node:
 
     port: int
     process: Process | None = None
+    command: list[str] = field(default_factory=list)
 
     def stop(self) -> None:
         if self.process is not None:
@@ -137,6 +141,8 @@ class SentinelTopology:
     data: list[Node] = field(default_factory=list)
     sentinels: list[Node] = field(default_factory=list)
     service: str = SERVICE
+    down_after_ms: int = DOWN_AFTER_MS
+    durable: bool = False
 
     @property
     def url(self) -> str:
@@ -180,7 +186,7 @@ class SentinelTopology:
                     service=self.service,
                     primary=primary.port,
                     quorum=QUORUM,
-                    down_after=DOWN_AFTER_MS,
+                    down_after=self.down_after_ms,
                     failover_timeout=FAILOVER_TIMEOUT_MS,
                 )
             )
@@ -233,16 +239,37 @@ class SentinelTopology:
         )
         return new
 
-    def kill_primary(self) -> tuple[str, int]:
+    def primary_node(self) -> Node:
+        """The data node the Sentinels report as the primary."""
+        port = self.primary_address()[1]
+        (node,) = [n for n in self.data if n.port == port]
+        return node
+
+    def kill_primary(self, rejoin: bool = False) -> tuple[str, int]:
         """SIGKILL the primary; return the replica the Sentinels promoted, once it
-        answers as the primary. The killed node stays down."""
+        answers as the primary. The killed node stays down, or, ``rejoin``, is started
+        again on its port as a replica of the new primary (back once in sync)."""
         old = self.primary_address()
-        (node,) = [n for n in self.data if n.port == old[1]]
-        assert node.process is not None
-        node.process.popen.send_signal(signal.SIGKILL)
-        node.process.popen.wait(timeout=TIMEOUT)
-        node.stop()
-        return self._wait_for_new_primary(old)
+        node = self.primary_node()
+        _kill(node)
+        new = self._wait_for_new_primary(old)
+        if rejoin:
+            self._run(node, "--replicaof", *map(str, new))
+            wait_until(
+                lambda: info(node.port).get("master_link_status") == "up",
+                f"the old primary {node.port} back as a replica of {new[1]}",
+            )
+        return new
+
+    def restart_primary(self) -> Node:
+        """SIGKILL the primary and start it again on its port, still the primary (the
+        Sentinels' ``down_after_ms`` must be longer than the restart, and the topology
+        ``durable`` for it to keep its data); return it once it answers as the primary."""
+        node = self.primary_node()
+        _kill(node)
+        self._run(node)
+        wait_until(lambda: role(node.port) == "master", f"redis-server {node.port} restarted")
+        return node
 
     def stop(self) -> None:
         """Stop every Sentinel, then every data node."""
@@ -251,28 +278,31 @@ class SentinelTopology:
 
     def _start_data(self, *argv: str) -> Node:
         node = Node(free_port())
-        node.process = Process(
-            [
-                self.redis_server,
-                "--port",
-                str(node.port),
-                "--bind",
-                HOST,
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(self.folder),
-                "--dbfilename",
-                f"dump-{node.port}.rdb",
-                *argv,
-            ],
-            cwd=self.folder,
-        )
+        persistence = ["--appendonly", "yes", "--appendfsync", "always"] if self.durable else []
+        node.command = [
+            self.redis_server,
+            "--port",
+            str(node.port),
+            "--bind",
+            HOST,
+            "--save",
+            "",
+            *(persistence or ["--appendonly", "no"]),
+            "--appenddirname",
+            f"aof-{node.port}",
+            "--dir",
+            str(self.folder),
+            "--dbfilename",
+            f"dump-{node.port}.rdb",
+        ]
         self.data.append(node)
-        wait_until(lambda: role(node.port) is not None, f"redis-server {node.port} answering")
+        self._run(node, *argv)
         return node
+
+    def _run(self, node: Node, *argv: str) -> None:
+        """Start ``node``'s ``redis-server`` with ``argv`` added; return once it answers."""
+        node.process = Process([*node.command, *argv], cwd=self.folder)
+        wait_until(lambda: role(node.port) is not None, f"redis-server {node.port} answering")
 
     def _sentinel_sees_all(self, port: int) -> bool:
         primary = command(port, "SENTINEL", "MASTER", self.service)
@@ -290,15 +320,27 @@ class SentinelTopology:
         return self.primary_address()
 
 
+def _kill(node: Node) -> None:
+    """SIGKILL ``node``'s ``redis-server`` and wait for it."""
+    assert node.process is not None
+    node.process.popen.send_signal(signal.SIGKILL)
+    node.process.popen.wait(timeout=TIMEOUT)
+    node.stop()
+
+
 @contextlib.contextmanager
-def sentinel_topology(replicas: int = 1) -> Iterator[SentinelTopology]:
+def sentinel_topology(
+    replicas: int = 1, *, down_after_ms: int = DOWN_AFTER_MS, durable: bool = False
+) -> Iterator[SentinelTopology]:
     """A started :class:`SentinelTopology` (``replicas`` replicas) in a temporary folder,
     stopped when the ``with`` ends."""
     redis_server = binary("redis-server")
     if redis_server is None:
         raise MissingRedis("redis-server is not installed (apt-get install redis-server)")
     with tempfile.TemporaryDirectory() as folder:
-        topology = SentinelTopology(Path(folder), redis_server)
+        topology = SentinelTopology(
+            Path(folder), redis_server, down_after_ms=down_after_ms, durable=durable
+        )
         try:
             topology.start()
             for _ in range(replicas - 1):

@@ -1,10 +1,17 @@
-"""The chaos run, short: the whole deployment (Redis, three replicas behind haproxy, two
-workers) under a mixed load from many identities while each fault of the schedule is
-injected once; every invariant of ``benchmarks.chaos`` is an assertion here.
+"""The chaos run, short: the whole deployment (Redis behind Sentinel, three replicas
+behind haproxy, two workers) under a mixed load from many identities while each fault of
+the schedule is injected once, a forced Sentinel failover among them; every invariant of
+``benchmarks.chaos`` is an assertion here. An accepted task lost in the failover counts as
+the documented loss it is (docs/deployment.md), not as a violation.
+
+The schedule leaves out ``kill primary`` (the 10-minute run and
+``tests/replicas/test_sentinel.py`` have it; the Sentinels' 5 s
+``down-after-milliseconds`` and the rejoin add about 15 s). About 140 s on a 2-core
+machine: 15 s of set-up, 47 s of load and faults, then about 60 s re-reading every task
+at the end (one lost in the failover is asked for three times, 1 s apart).
 
 Skipped with the reason when ``redis-server`` or ``haproxy`` is missing, failed instead
-with ``CI=true`` (``tests.needs``). About 60 s: 45 s of load, the rest set-up and the
-checks at the end.
+with ``CI=true`` (``tests.needs``).
 """
 
 from __future__ import annotations
@@ -15,21 +22,24 @@ from benchmarks.chaos.run import Settings, chaos
 
 from tests.replicas.cluster import binary
 
-SECONDS = 45.0
+SECONDS = 30.0
+SCHEDULE = tuple(name for name in FAULTS if name != "kill primary")
 
 
 def test_the_system_keeps_every_invariant_while_faults_are_injected() -> None:
     binary("redis-server", "redis-server")
     binary("haproxy", "haproxy")
-    result = chaos(Settings(seconds=SECONDS, clients=4, identities=16))
+    result = chaos(Settings(seconds=SECONDS, clients=4, identities=16, faults=SCHEDULE))
     tally = result.tally
     assert tally.examples == {}, result.table
     assert sum(tally.violations[name] for name in INVARIANTS) == 0, result.table
     assert result.table.endswith("violations: 0")
     # every fault of the schedule was injected, and the load was the mix it claims
-    assert {r.fault for r in result.recoveries} == set(FAULTS), result.table
+    assert {r.fault for r in result.recoveries} == set(SCHEDULE), result.table
     assert tally.tasks_accepted > 0
-    assert tally.tasks_terminal.total() == tally.tasks_accepted
+    # every accepted task ended, but those lost in the failover (counted, as documented)
+    lost = sum(n for kind, n in tally.lost.items() if kind.startswith("task lost"))
+    assert tally.tasks_accepted - lost <= tally.tasks_terminal.total() <= tally.tasks_accepted
     assert tally.notifications > 0, result.table
     for operation in ("echo_sync", "echo_async", "once", "ask 2026", "ask 2025", "put"):
         assert tally.served[operation] > 0, (operation, result.table)
