@@ -17,9 +17,6 @@ import anyio
 
 from mcp_adapter.distribution import needs_extra
 
-with needs_extra("redis", "a Redis pub/sub channel"):
-    from redis.exceptions import RedisError
-
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
@@ -43,6 +40,8 @@ async def receive(
     subscription starts (``True``) and ends (``False``). ``received`` is a plain call on
     the receiving task: it must not raise (a message it cannot read is its to log).
     """
+    with needs_extra("redis", "a Redis pub/sub channel"):
+        from redis.exceptions import RedisError
     backoff = 0.05
     while True:
         pubsub: Any = client.pubsub(ignore_subscribe_messages=True)
@@ -65,13 +64,9 @@ async def receive(
             if live:
                 subscribed(False)
             with anyio.CancelScope(shield=True):
-                await _close(pubsub)
+                try:
+                    await pubsub.aclose()
+                except (RedisError, OSError):
+                    logger.debug("closing a lost Redis subscription failed", exc_info=True)
         await anyio.sleep(backoff)
         backoff = min(backoff * 2, MAX_BACKOFF)
-
-
-async def _close(pubsub: Any) -> None:
-    try:
-        await pubsub.aclose()
-    except (RedisError, OSError):
-        logger.debug("closing a lost Redis subscription failed", exc_info=True)
