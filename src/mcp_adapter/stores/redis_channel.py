@@ -32,6 +32,7 @@ async def receive(
     received: Callable[[bytes | str], None],
     ready: anyio.Event,
     subscribed: Callable[[bool], None] = lambda _: None,
+    timeout: float | None = None,
 ) -> None:
     """Call ``received`` with the data of every message on ``channel``, until cancelled.
 
@@ -39,6 +40,8 @@ async def receive(
     not wait for a Redis that is not there); ``subscribed`` is told each time the
     subscription starts (``True``) and ends (``False``). ``received`` is a plain call on
     the receiving task: it must not raise (a message it cannot read is its to log).
+    ``timeout`` bounds each attempt to subscribe (``None``: the client's own timeouts),
+    so that a stalled Redis is tried again as one that refuses.
     """
     with needs_extra("redis", "a Redis pub/sub channel"):
         from redis.exceptions import RedisError
@@ -47,7 +50,8 @@ async def receive(
         pubsub: Any = client.pubsub(ignore_subscribe_messages=True)
         live = False
         try:
-            await pubsub.subscribe(channel)
+            with anyio.fail_after(timeout):
+                await pubsub.subscribe(channel)
             live = True
             subscribed(True)
             backoff = 0.05

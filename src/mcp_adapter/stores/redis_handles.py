@@ -40,6 +40,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -411,7 +412,8 @@ class RedisHandles(Serving):
     async def running(self) -> AsyncIterator[None]:
         """As every store's (the sweep, and every session finalized at the end), and
         receive the close notes while open: subscribed before the block starts, if Redis
-        answers within 5 seconds (else the receiving task keeps trying)."""
+        answers within ``timeout`` (at most 5 seconds; else the receiving task keeps
+        trying)."""
         async with anyio.create_task_group() as tasks:
 
             def noted(data: bytes | str) -> None:
@@ -422,7 +424,8 @@ class RedisHandles(Serving):
                     tasks.start_soon(self._drop, record)
 
             ready = anyio.Event()
-            tasks.start_soon(receive, self.client, self.closed, noted, ready)
+            listen = partial(receive, timeout=self.timeout)
+            tasks.start_soon(listen, self.client, self.closed, noted, ready)
             with anyio.move_on_after(5):
                 await ready.wait()
             try:
