@@ -96,3 +96,28 @@ def test_each_answered_round_is_one_key_named_by_a_digest_and_expiring(shared: R
     ttl = client.pttl(keys[0])
     assert 0 < ttl <= (600 + 60) * 1000  # the state's lifetime left, and a minute
     client.close()
+
+
+def test_a_round_no_replica_confirms_is_refused_and_not_spent(shared: Redis) -> None:
+    """``--redis-wait-replicas 1`` on a Redis without replicas: the retry is answered
+    ``-32603`` (no traceback), its record taken back, so the same state is taken once by
+    a replica that asks no replica to confirm."""
+    client = redis.Redis.from_url(shared.url)
+    client.flushdb()
+    fenced = [*ASK, "--redis", shared.url, "--redis-wait-replicas", "1"]
+    with serve_http(fenced) as one, serve_http([*ASK, "--redis", shared.url]) as two:
+        first = call(one.url, {"name": "ask", "arguments": {}})["result"]
+        retry = {
+            "name": "ask",
+            "arguments": {},
+            "inputResponses": {"confirm": YES},
+            "requestState": first["requestState"],
+        }
+        error = call(one.url, retry)["error"]
+        assert error["code"] == types.INTERNAL_ERROR
+        assert error["message"].startswith("The answers could not be taken; call again later")
+        assert "Traceback" not in json.dumps(error)
+        assert list(client.scan_iter("*:rounds:*")) == []
+        assert call(two.url, retry)["result"]["content"][0]["text"] == "accept asked"
+        assert call(two.url, retry)["error"] == INVALID
+    client.close()
