@@ -18,6 +18,7 @@ from typing import Any
 import anyio
 import pytest
 from docket import Docket, Execution, Progress, Worker
+from mcp import MCPError, types
 from redis.asyncio.connection import AbstractConnection
 
 from mcp_adapter.tasks.reading import Asked, execution_of
@@ -188,3 +189,25 @@ async def test_a_round_that_asked_is_read_from_the_result_store_once(
                 for _ in range(3):
                     assert await kept.outcome(execution) == outcome
             assert sent == reads, key
+
+
+async def test_an_ended_run_without_its_result_is_the_stores_failure_not_an_outcome(
+    url: str,
+) -> None:
+    """A run whose state names a result the result store does not hold (read on another
+    node for a moment after a failover: the chaos run saw tasks answer ``failed``, then
+    ``completed``) makes the read fail (``-32603``, try again), never an outcome of
+    ``None`` that ``tasks/get`` would answer as the task failed."""
+    async with Docket(name=f"reading-{secrets.token_hex(4)}", url=url) as docket:
+        docket.register(outcome_body)
+        await docket.add(outcome_body, key="ends")(record={"outcome": {"result": 1}})
+        async with Worker(docket, minimum_check_interval=timedelta(milliseconds=5)) as worker:
+            await worker.run_until_finished()
+        execution = await execution_of(docket, "ends")
+        assert execution is not None
+        assert execution.result_key is not None
+        await docket.result_storage.delete(execution.result_key)
+        with pytest.raises(MCPError) as raised:
+            await Asked().outcome(execution)
+        assert raised.value.error.code == types.INTERNAL_ERROR
+        assert "try again" in raised.value.error.message

@@ -20,6 +20,7 @@ from typing import Any
 
 from mcp_adapter.distribution import needs_extra
 from mcp_adapter.tasks.waiting import asked
+from mcp_adapter.tasks.wire import store_failed
 
 
 async def execution_of(docket: Any, key: str) -> Any:
@@ -72,10 +73,18 @@ class Asked:
         self._kept: OrderedDict[str, Any] = OrderedDict()
 
     async def outcome(self, execution: Any) -> Any:
-        """``execution.get_result()`` of a completed run (``None`` without a result)."""
+        """``execution.get_result()`` of a completed run (``None`` without a result).
+
+        A run whose state names a result the result store does not hold is a read
+        between two nodes, not an outcome: Docket reads the state and the result on
+        two connection pools, and after a failover one of them can still be on the
+        old primary (a replica now, behind) for a moment. That read is the store's
+        failure (``-32603``, try again), never a task ended ``failed``."""
         key = execution.result_key
         if key is None or key not in self._kept:
             found = await execution.get_result()
+            if found is None and key is not None:
+                raise store_failed("does not hold the result of a task it says ended")
             if key is not None and asked(found) is not None:
                 self._kept[key] = found
                 if len(self._kept) > ASKED_KEPT:
