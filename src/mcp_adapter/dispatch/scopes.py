@@ -14,7 +14,7 @@ from mcp_adapter.compiled.context import RequestValues
 from mcp_adapter.compiled.handles import HandleDesk
 from mcp_adapter.declare.request import McpRequest, Transport
 from mcp_adapter.dispatch.snapshot import is_modern, snapshot
-from mcp_adapter.sdk_compat import connection_of
+from mcp_adapter.sdk_and_docket_compat import connection_of
 
 Given: TypeAlias = Mapping[Any, Any]
 """Context values request-stage layers gave a call, by type."""

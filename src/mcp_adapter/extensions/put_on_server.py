@@ -51,7 +51,7 @@ from mcp_adapter.dispatch import Dispatcher
 from mcp_adapter.dispatch.snapshot import is_modern
 from mcp_adapter.errors import CompileError, problem, unknown
 from mcp_adapter.extensions.spec import ToolSpec
-from mcp_adapter.sdk_compat import (
+from mcp_adapter.sdk_and_docket_compat import (
     built_unvalidated,
     mcpserver_lowlevel,
     mcpserver_tool,
