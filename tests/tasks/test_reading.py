@@ -5,7 +5,7 @@ pipelined read of the runs and progress hashes (``tasks/get`` reads every poll w
 it); these hold it to ``Docket.get_execution`` in each state a task passes through,
 on ``memory://`` and on a real Redis, and count the round trips (as does the read of
 a round of questions, ``Waiting.pending``). It reads Docket's private parts through
-``mcp_adapter.sdk_and_docket_compat``: the installed Docket must have them, called as
+``mcp_adapter.compat``: the installed Docket must have them, called as
 that module calls them, and no other module of ``src/`` reads a private attribute of
 Docket's objects.
 """
@@ -28,10 +28,10 @@ from docket.execution import ExecutionProgress
 from mcp import MCPError, types
 from redis.asyncio.connection import AbstractConnection
 
-import mcp_adapter.sdk_and_docket_compat as compat
+import mcp_adapter.compat as compat
 from mcp_adapter.tasks.reading import Asked, execution_of
 from mcp_adapter.tasks.waiting import Waiting
-from tests.serving.test_sdk_and_docket_compat import private_reads
+from tests.serving.test_compat import private_reads
 
 pytestmark = pytest.mark.anyio
 
@@ -222,7 +222,7 @@ async def test_an_ended_run_without_its_result_is_the_stores_failure_not_an_outc
         assert "try again" in raised.value.error.message
 
 
-# -- Docket's private parts, as mcp_adapter.sdk_and_docket_compat calls them -------------
+# -- Docket's private parts, as mcp_adapter.compat calls them -------------
 
 DOCKET_READS = {
     "queue_progress_read": {"_read"},

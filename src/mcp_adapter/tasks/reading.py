@@ -6,7 +6,7 @@ two round trips to the store for every ``tasks/get``. :func:`execution_of` sends
 reads in one pipeline and builds the same ``Execution`` (the same function, arguments,
 ``when``, state, timestamps, result key and progress) with the pieces of Docket that
 ``get_execution`` and ``sync`` use (the private ones read in
-:mod:`mcp_adapter.sdk_and_docket_compat`), so each ``tasks/get`` of a task still
+:mod:`mcp_adapter.compat`), so each ``tasks/get`` of a task still
 working costs one round trip instead of two (tests/tasks/test_reading.py holds it to
 ``get_execution``'s answer in every state). :class:`Asked` keeps the outcomes of
 rounds that asked for input once read, so the ``tasks/get`` polls, the ``tasks/update``
@@ -19,8 +19,8 @@ from collections import OrderedDict
 from datetime import UTC, datetime
 from typing import Any
 
+from mcp_adapter.compat import apply_execution_reads, queue_progress_read
 from mcp_adapter.distribution import needs_extra
-from mcp_adapter.sdk_and_docket_compat import apply_execution_reads, queue_progress_read
 from mcp_adapter.tasks.waiting import asked
 from mcp_adapter.tasks.wire import store_failed
 

@@ -41,7 +41,7 @@ if SDK_VERSION != CHECKED_AGAINST:  # pragma: no cover - the lock pins the check
 
     warnings.warn(
         f"mcp_adapter was checked against mcp {CHECKED_AGAINST}; mcp {SDK_VERSION} may "
-        "have moved what mcp_adapter.sdk_and_docket_compat reads",
+        "have moved what mcp_adapter.compat reads",
         stacklevel=2,
     )
 
@@ -58,7 +58,7 @@ _missing = [
 if _missing:  # pragma: no cover - the lock pins the checked version
     raise ImportError(
         f"mcp {SDK_VERSION} has no {', '.join(_missing)}, which "
-        f"mcp_adapter.sdk_and_docket_compat uses (checked against mcp {CHECKED_AGAINST})"
+        f"mcp_adapter.compat uses (checked against mcp {CHECKED_AGAINST})"
     )
 
 

@@ -1,4 +1,4 @@
-"""The SDK's private parts are read in ``mcp_adapter.sdk_and_docket_compat`` only, at a
+"""The SDK's private parts are read in ``mcp_adapter.compat`` only, at a
 checked version (Docket's, read there too, are checked in tests/tasks/test_reading.py)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import mcp_adapter.serving
-from mcp_adapter import sdk_and_docket_compat as compat
+from mcp_adapter import compat as compat
 
 SERVING = Path(mcp_adapter.serving.__file__).parent
 OTHER_LIBRARIES = {"internals.py"}
