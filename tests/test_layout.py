@@ -21,7 +21,8 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGES = ("container", "schemas", "mcp_adapter")
 
 ROOT = "(root)"
-"""The root modules of ``mcp_adapter`` (errors, interrupts, sdk_compat): the bottom."""
+"""The root modules of ``mcp_adapter`` (errors, interrupts, compat, ...):
+the bottom."""
 
 RANKS: dict[str, int] = {
     ROOT: 0,

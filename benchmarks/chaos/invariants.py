@@ -29,7 +29,7 @@ INVARIANTS = {
     "plateau": "a process's RSS or open descriptors grew past the slack after warm-up",
 }
 FAILOVER_LAG = 2.0
-"""Seconds before a failover (forced, or the primary killed) and after it during which a
+"""Seconds before a failover that can lose writes (the primary killed) and after it during which a
 write the run saw acknowledged may be lost: Redis replicates asynchronously, and what
 the old primary had not sent on is gone (docs/deployment.md, "What a failover loses")."""
 MARK = re.compile(r"<<(id\d+)>>")

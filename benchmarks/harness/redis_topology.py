@@ -7,6 +7,7 @@ restarted on its port keeps what it acknowledged).
     with sentinel_topology() as topology:
         url = topology.url               # redis+sentinel://127.0.0.1:P1,.../mymaster/0
         topology.failover()              # SENTINEL FAILOVER, until the roles swapped
+        topology.switchover()            # the same, planned: writes paused, nothing lost
         topology.kill_primary()          # SIGKILL, until a replica was promoted
         topology.restart_primary()       # SIGKILL, started again on its port (durable)
 
@@ -35,6 +36,9 @@ DOWN_AFTER_MS = 1000
 FAILOVER_TIMEOUT_MS = 5000
 QUORUM = 2
 TIMEOUT = 60.0
+PAUSE_MS = 30_000
+"""The longest a planned switchover pauses the old primary's writes (it resumes them as
+soon as the old primary follows the new one, a second or two later)."""
 """Seconds at most for any one wait (a start, a failover, a stop)."""
 
 SENTINEL_CONFIG = """\
@@ -233,6 +237,31 @@ class SentinelTopology:
             lambda: (
                 role(old[1]) == "slave"
                 and info(old[1]).get("master_port") == str(new[1])
+                and info(old[1]).get("master_link_status") == "up"
+            ),
+            f"the old primary {old[1]} following {new[1]}",
+        )
+        return new
+
+    def switchover(self) -> tuple[str, int]:
+        """A planned failover that loses no acknowledged write (docs/deployment.md, "A
+        planned failover"): the primary's writes paused (``CLIENT PAUSE WRITE``), every
+        replica at its offset, ``SENTINEL FAILOVER``, the old primary made the new one's
+        replica at once (the Sentinels would only get to it ~17 s later, while it took
+        writes as a primary), writes resumed. Writes sent to it meanwhile then answer
+        ``READONLY`` and clients retry them on the new primary. Returns the new primary."""
+        old = self.primary_address()
+        command(old[1], "CLIENT", "PAUSE", str(PAUSE_MS), "WRITE")
+        try:
+            self.wait_replicated()
+            command(self.sentinels[0].port, "SENTINEL", "FAILOVER", self.service)
+            new = self._wait_for_new_primary(old)
+            command(old[1], "REPLICAOF", *map(str, new))
+        finally:
+            command(old[1], "CLIENT", "UNPAUSE")
+        wait_until(
+            lambda: (
+                info(old[1]).get("master_port") == str(new[1])
                 and info(old[1]).get("master_link_status") == "up"
             ),
             f"the old primary {old[1]} following {new[1]}",

@@ -68,6 +68,7 @@ EVERY_VARIABLE = {
     "MCP_ADAPTER_MAX_HANDLES_PER_CLIENT": "13",
     "MCP_ADAPTER_REDIS_URL": "redis://127.0.0.1:6379/1",
     "MCP_ADAPTER_REDIS_PREFIX": "notes-prod",
+    "MCP_ADAPTER_REDIS_WAIT_REPLICAS": "1",
     "MCP_ADAPTER_ENQUEUE_ONLY": "yes",
 }
 
@@ -117,6 +118,7 @@ def test_every_setting_comes_from_its_variable() -> None:
         max_handles_per_client=13,
         redis_url="redis://127.0.0.1:6379/1",
         redis_prefix="notes-prod",
+        redis_wait_replicas=1,
         enqueue_only=True,
     )
     # --workers processes get the resolved options, not the variables
@@ -155,6 +157,7 @@ PRECEDENCE = [
     ("request_state_keys", ["--request-state-key", KEY_1], KEY_2, (KEY_1,)),
     ("redis_url", ["--redis", "redis://127.0.0.1:1/0"], "redis://127.0.0.1:2/0", None),
     ("redis_prefix", ["--redis", "redis://h:1/0", "--redis-prefix", "flag"], "env", "flag"),
+    ("redis_wait_replicas", ["--redis", "redis://h:1/0", "--redis-wait-replicas", "2"], "1", 2),
     ("enqueue_only", ["--no-enqueue-only"], "1", False),
     *(
         (option.name, ["--http", "--stateful", option.flag, "3"], "4", 3)
@@ -253,6 +256,11 @@ def test_a_switch_flag_turns_off_its_variable() -> None:
             ["--http"],
             {"MCP_ADAPTER_MAX_SESSIONS": "5"},
             "error: MCP_ADAPTER_MAX_SESSIONS applies to sessions",
+        ),
+        (
+            [],
+            {"MCP_ADAPTER_REDIS_WAIT_REPLICAS": "1"},
+            "error: MCP_ADAPTER_REDIS_WAIT_REPLICAS needs --redis redis://HOST:PORT/DB",
         ),
     ],
 )

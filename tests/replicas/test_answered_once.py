@@ -52,20 +52,23 @@ def call(url: str, params: dict[str, Any]) -> dict[str, Any]:
     return answer
 
 
+def retry_of(tool: str, first: dict[str, Any]) -> dict[str, Any]:
+    """The retry of ``first`` (a call asking for input) bringing every answer back."""
+    return {
+        "name": tool,
+        "arguments": {},
+        "inputResponses": dict.fromkeys(first["inputRequests"], YES),
+        "requestState": first["requestState"],
+    }
+
+
 @pytest.mark.parametrize(("tool", "done"), [("ask", "accept asked"), ("ask_resolved", "ok=True")])
 def test_a_round_answered_on_one_replica_is_refused_on_every_replica(
     shared: Redis, tool: str, done: str
 ) -> None:
     args = [*ASK, "--redis", shared.url]
     with serve_http(args) as one, serve_http(args) as two:
-        first = call(one.url, {"name": tool, "arguments": {}})["result"]
-        answers = dict.fromkeys(first["inputRequests"], YES)
-        retry = {
-            "name": tool,
-            "arguments": {},
-            "inputResponses": answers,
-            "requestState": first["requestState"],
-        }
+        retry = retry_of(tool, call(one.url, {"name": tool, "arguments": {}})["result"])
         assert call(two.url, retry)["result"]["content"][0]["text"] == done
         assert call(one.url, retry)["error"] == INVALID
         assert call(two.url, retry)["error"] == INVALID
@@ -80,13 +83,7 @@ def test_each_answered_round_is_one_key_named_by_a_digest_and_expiring(shared: R
     client.flushdb()
     with serve_http([*ASK, "--redis", shared.url]) as served:
         first = call(served.url, {"name": "ask", "arguments": {}})["result"]
-        retry = {
-            "name": "ask",
-            "arguments": {},
-            "inputResponses": {"confirm": YES},
-            "requestState": first["requestState"],
-        }
-        assert "result" in call(served.url, retry)
+        assert "result" in call(served.url, retry_of("ask", first))
     keys = [key.decode() for key in client.scan_iter("*:rounds:*")]
     assert len(keys) == 1, keys
     prefix, _, name = keys[0].rpartition(":")
@@ -95,4 +92,23 @@ def test_each_answered_round_is_one_key_named_by_a_digest_and_expiring(shared: R
     assert name not in first["requestState"]
     ttl = client.pttl(keys[0])
     assert 0 < ttl <= (600 + 60) * 1000  # the state's lifetime left, and a minute
+    client.close()
+
+
+def test_a_round_no_replica_confirms_is_refused_and_not_spent(shared: Redis) -> None:
+    """``--redis-wait-replicas 1`` on a Redis without replicas: the retry is answered
+    ``-32603`` (no traceback), its record taken back, so the same state is taken once by
+    a replica that asks no replica to confirm."""
+    client = redis.Redis.from_url(shared.url)
+    client.flushdb()
+    fenced = [*ASK, "--redis", shared.url, "--redis-wait-replicas", "1"]
+    with serve_http(fenced) as one, serve_http([*ASK, "--redis", shared.url]) as two:
+        retry = retry_of("ask", call(one.url, {"name": "ask", "arguments": {}})["result"])
+        error = call(one.url, retry)["error"]
+        assert error["code"] == types.INTERNAL_ERROR
+        assert error["message"].startswith("The answers could not be taken; call again later")
+        assert "Traceback" not in json.dumps(error)
+        assert list(client.scan_iter("*:rounds:*")) == []
+        assert call(two.url, retry)["result"]["content"][0]["text"] == "accept asked"
+        assert call(two.url, retry)["error"] == INVALID
     client.close()

@@ -8,6 +8,9 @@ import pytest
 
 from container import Container
 from mcp_adapter import BearerAuth, http_app
+from mcp_adapter.cli import build_parser
+from mcp_adapter.cli.serve import redis_of
+from mcp_adapter.cli.settings import options_of
 from mcp_adapter.serving.replicas import Readiness
 from tests.notifications.apps import NoteVerifier
 from tests.replicas.app import ReplicaServer
@@ -40,6 +43,11 @@ def test_a_prefix_needs_redis_and_a_url_is_a_redis_one() -> None:
     done = run_cli(["serve", APP, "--redis-prefix", "notes"])
     assert done.returncode == 2
     assert done.stderr.splitlines()[0] == "error: --redis-prefix needs --redis redis://HOST:PORT/DB"
+    done = run_cli(["serve", APP, "--redis-wait-replicas", "1"])
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[0] == (
+        "error: --redis-wait-replicas needs --redis redis://HOST:PORT/DB"
+    )
     done = run_cli(["serve", APP, "--redis", "http://u:hunter2@cache:6379"])
     assert done.returncode == 2
     assert (
@@ -70,3 +78,21 @@ def test_without_its_redis_an_app_serves_but_is_not_ready() -> None:
 @pytest.mark.anyio
 async def test_a_replica_is_not_ready_before_its_lifespan_started() -> None:
     assert await Readiness().problem() == "not started"
+
+
+def test_the_replicas_an_answered_round_waits_for_reach_its_record() -> None:
+    url = ["--redis", "redis://127.0.0.1:1/0"]  # nothing connects: the settings only
+    options = options_of(build_parser().parse_args(["serve", APP, *url]), {})
+    shared = redis_of(options)
+    assert shared is not None
+    assert shared.rounds().wait_replicas == 0
+    flags = ["serve", APP, *url, "--redis-wait-replicas", "2"]
+    shared = redis_of(options_of(build_parser().parse_args(flags), {}))
+    assert shared is not None
+    assert (shared.wait_replicas, shared.rounds().wait_replicas) == (2, 2)
+    done = run_cli(["serve", APP, *url, "--redis-wait-replicas", "-1"])
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[0] == (
+        "error: --redis-wait-replicas -1 is not a number of replicas (0 or more)"
+    )
+    assert "Traceback" not in done.stderr

@@ -4,24 +4,34 @@
 pipelined read of the runs and progress hashes (``tasks/get`` reads every poll with
 it); these hold it to ``Docket.get_execution`` in each state a task passes through,
 on ``memory://`` and on a real Redis, and count the round trips (as does the read of
-a round of questions, ``Waiting.pending``).
+a round of questions, ``Waiting.pending``). It reads Docket's private parts through
+``mcp_adapter.compat``: the installed Docket must have them, called as
+that module calls them, and no other module of ``src/`` reads a private attribute of
+Docket's objects.
 """
 
 from __future__ import annotations
 
+import ast
+import inspect
 import secrets
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from docket import Docket, Execution, Progress, Worker
+from docket.execution import ExecutionProgress
+from mcp import MCPError, types
 from redis.asyncio.connection import AbstractConnection
 
+import mcp_adapter.compat as compat
 from mcp_adapter.tasks.reading import Asked, execution_of
 from mcp_adapter.tasks.waiting import Waiting
+from tests.serving.test_compat import private_reads
 
 pytestmark = pytest.mark.anyio
 
@@ -188,3 +198,110 @@ async def test_a_round_that_asked_is_read_from_the_result_store_once(
                 for _ in range(3):
                     assert await kept.outcome(execution) == outcome
             assert sent == reads, key
+
+
+async def test_an_ended_run_without_its_result_is_the_stores_failure_not_an_outcome(
+    url: str,
+) -> None:
+    """A run whose state names a result the result store does not hold (read on another
+    node for a moment after a failover: the chaos run saw tasks answer ``failed``, then
+    ``completed``) makes the read fail (``-32603``, try again), never an outcome of
+    ``None`` that ``tasks/get`` would answer as the task failed."""
+    async with Docket(name=f"reading-{secrets.token_hex(4)}", url=url) as docket:
+        docket.register(outcome_body)
+        await docket.add(outcome_body, key="ends")(record={"outcome": {"result": 1}})
+        async with Worker(docket, minimum_check_interval=timedelta(milliseconds=5)) as worker:
+            await worker.run_until_finished()
+        execution = await execution_of(docket, "ends")
+        assert execution is not None
+        assert execution.result_key is not None
+        await docket.result_storage.delete(execution.result_key)
+        with pytest.raises(MCPError) as raised:
+            await Asked().outcome(execution)
+        assert raised.value.error.code == types.INTERNAL_ERROR
+        assert "try again" in raised.value.error.message
+
+
+# -- Docket's private parts, as mcp_adapter.compat calls them -------------
+
+DOCKET_READS = {
+    "queue_progress_read": {"_read"},
+    "apply_execution_reads": {"_apply_runs_data", "_apply"},
+}
+"""The private attributes of Docket's objects each function of the compat module reads."""
+PIPE, DATA = object(), {b"state": b"queued"}
+
+
+def private_names(function: Callable[..., Any]) -> set[str]:
+    """The names of the private attributes ``function`` reads (of objects not its own)."""
+    return {
+        read.rpartition(" (line ")[0].rpartition(".")[2]
+        for read in private_reads(inspect.getsource(function))
+    }
+
+
+def test_the_compat_module_reads_of_docket_only_what_is_checked_here() -> None:
+    assert {name: private_names(getattr(compat, name)) for name in DOCKET_READS} == DOCKET_READS
+
+
+@pytest.mark.parametrize(
+    ("owner", "name", "call"),
+    [
+        (ExecutionProgress, "_read", (PIPE,)),  # queue_progress_read
+        (Execution, "_apply_runs_data", (DATA,)),  # apply_execution_reads
+        (ExecutionProgress, "_apply", (DATA,)),  # apply_execution_reads, on .progress
+    ],
+)
+def test_the_installed_docket_has_what_the_compat_module_calls(
+    owner: type, name: str, call: tuple[Any, ...]
+) -> None:
+    """Fails on a Docket below 0.25.0 (none of them) or one that moved or reshaped one:
+    each is there, a plain method, and takes the arguments the compat module passes."""
+    method = inspect.getattr_static(owner, name)
+    assert inspect.isfunction(method), f"{owner.__name__}.{name}"
+    inspect.signature(method).bind(object(), *call)  # TypeError when the shape moved
+    assert not inspect.iscoroutinefunction(method)  # called without await
+
+
+def test_the_installed_docket_builds_what_the_compat_module_reads() -> None:
+    """``ExecutionProgress(docket, key)`` as ``queue_progress_read`` builds it, and the
+    ``progress`` of an ``Execution`` that ``apply_execution_reads`` applies to."""
+    docket = Docket(name=f"reading-{secrets.token_hex(4)}", url="memory://")
+    inspect.signature(ExecutionProgress).bind(docket, "k")
+    execution = Execution(
+        docket=docket,
+        function=body,
+        args=(),
+        kwargs={},
+        key="k",
+        when=datetime.now(UTC),
+        attempt=1,
+    )
+    assert isinstance(execution.progress, ExecutionProgress)
+
+
+def docket_modules() -> dict[str, str]:
+    """The source of each module of ``src/mcp_adapter`` that imports Docket or lives in
+    ``tasks/`` (where Docket's objects are handled), but the compat module."""
+    package = Path(compat.__file__).parent
+    found = {}
+    for path in sorted(package.rglob("*.py")):
+        source = path.read_text()
+        imports = {
+            alias.name if isinstance(node, ast.Import) else node.module or ""
+            for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Import | ast.ImportFrom)
+            for alias in node.names
+        }
+        if path.parent.name == "tasks" or any(i.split(".")[0] == "docket" for i in imports):
+            found[str(path.relative_to(package))] = source
+    found.pop(Path(compat.__file__).name, None)
+    return found
+
+
+def test_no_other_module_reads_a_private_attribute_of_docket() -> None:
+    modules = docket_modules()
+    assert "tasks/reading.py" in modules
+    assert {
+        name: reads for name, source in modules.items() if (reads := private_reads(source))
+    } == {}

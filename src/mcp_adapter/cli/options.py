@@ -43,6 +43,8 @@ class ServeOptions:
     redis_url: str | None = field(default=None, repr=False)
     """``--redis``: may hold a password, so never printed."""
     redis_prefix: str | None = None
+    redis_wait_replicas: int | None = None
+    """``--redis-wait-replicas``: replicas that must hold an answered round (``None``: 0)."""
     enqueue_only: bool = False
     """``--enqueue-only``: tasks are enqueued here and run by ``mcp-adapter worker``."""
     # Limits (None: http_app's default; see LIMIT_OPTIONS in cli/limit_flags.py)

@@ -154,13 +154,18 @@ def app_of(
 
 
 def redis_of(options: ServeOptions) -> SharedRedis | None:
-    """The Redis ``--redis`` names, under ``--redis-prefix`` (None without ``--redis``)."""
+    """The Redis ``--redis`` names, under ``--redis-prefix``, its answered rounds held by
+    ``--redis-wait-replicas`` replicas (None without ``--redis``)."""
     if options.redis_url is None:
         return None
     from mcp_adapter.stores.shared import DEFAULT_PREFIX, SharedRedis, client_from_url
 
-    prefix = options.redis_prefix or DEFAULT_PREFIX
-    return SharedRedis(client_from_url(options.redis_url), prefix=prefix, owns_client=True)
+    return SharedRedis(
+        client_from_url(options.redis_url),
+        prefix=options.redis_prefix or DEFAULT_PREFIX,
+        owns_client=True,
+        wait_replicas=options.redis_wait_replicas or 0,
+    )
 
 
 def check_redis(options: ServeOptions) -> None:

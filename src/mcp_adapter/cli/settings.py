@@ -120,6 +120,15 @@ SETTINGS = (
         "PREFIX",
     ),
     Setting(
+        "redis_wait_replicas",
+        "--redis-wait-replicas",
+        "int",
+        "with --redis: an answered input round is taken only once this many Redis replicas "
+        "hold it (WAIT), else refused, so a failover cannot lose it (default 0: the "
+        "primary's word is enough)",
+        "N",
+    ),
+    Setting(
         "enqueue_only",
         "--enqueue-only",
         "switch",
@@ -288,8 +297,12 @@ def _check(options: ServeOptions, given: Resolved) -> None:
     if options.auth is None and needs_auth:
         needs = verb(len(needs_auth), "needs", "need")
         raise CliError(f"{series(needs_auth)} {needs} --auth MODULE:ATTR")
-    if options.redis_prefix is not None and options.redis_url is None:
-        raise CliError(f"{given.label('redis_prefix')} needs --redis redis://HOST:PORT/DB")
+    for name in ("redis_prefix", "redis_wait_replicas"):
+        if getattr(options, name) is not None and options.redis_url is None:
+            raise CliError(f"{given.label(name)} needs --redis redis://HOST:PORT/DB")
+    if options.redis_wait_replicas is not None and options.redis_wait_replicas < 0:
+        wait = given.said("redis_wait_replicas", options.redis_wait_replicas)
+        raise CliError(f"{wait} is not a number of replicas (0 or more)")
     if options.redis_url is not None:
         from mcp_adapter.stores.shared import check_url
 

@@ -9,12 +9,12 @@ from typing import Any, TypeAlias
 from mcp.server.auth.provider import AccessToken
 
 from container import Container, Scope, SessionScope
+from mcp_adapter.compat import connection_of
 from mcp_adapter.compiled.catalog import Catalog
 from mcp_adapter.compiled.context import RequestValues
 from mcp_adapter.compiled.handles import HandleDesk
 from mcp_adapter.declare.request import McpRequest, Transport
 from mcp_adapter.dispatch.snapshot import is_modern, snapshot
-from mcp_adapter.sdk_compat import connection_of
 
 Given: TypeAlias = Mapping[Any, Any]
 """Context values request-stage layers gave a call, by type."""

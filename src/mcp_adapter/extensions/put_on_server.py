@@ -40,6 +40,12 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from pydantic import PrivateAttr
 
 from container import Container, Problem
+from mcp_adapter.compat import (
+    built_unvalidated,
+    mcpserver_lowlevel,
+    mcpserver_tool,
+    mcpserver_tools,
+)
 from mcp_adapter.compile.apps import view_of
 from mcp_adapter.compile.server import compile_server
 from mcp_adapter.compile.tools import compile_function_tool
@@ -51,12 +57,6 @@ from mcp_adapter.dispatch import Dispatcher
 from mcp_adapter.dispatch.snapshot import is_modern
 from mcp_adapter.errors import CompileError, problem, unknown
 from mcp_adapter.extensions.spec import ToolSpec
-from mcp_adapter.sdk_compat import (
-    built_unvalidated,
-    mcpserver_lowlevel,
-    mcpserver_tool,
-    mcpserver_tools,
-)
 from mcp_adapter.tasks.wire import CreateTaskResult
 
 _PUT: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()

@@ -22,9 +22,9 @@ from mcp.types import LOG_LEVEL_META_KEY
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic_core import to_jsonable_python
 
+from mcp_adapter.compat import connection_of
 from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.notifications.threads import DONE, loop_token, reach
-from mcp_adapter.sdk_compat import connection_of
 
 LEVELS: Final[tuple[types.LoggingLevel, ...]] = get_args(types.LoggingLevel)
 """The protocol's levels, least severe first (RFC 5424's order)."""

@@ -28,10 +28,10 @@ from mcp.shared.subscriptions import (
     ToolsListChanged,
 )
 
+from mcp_adapter.compat import connection_of
 from mcp_adapter.notifications.feed import Feed, unsubscribe_from_bus
 from mcp_adapter.notifications.gate import ResourceGate
 from mcp_adapter.notifications.limits import SubscriptionLimits
-from mcp_adapter.sdk_compat import connection_of
 
 WATCHED_KEY = "mcp_adapter.watched"
 """Where a connection's ``state`` keeps its subscribed URIs, each with the subscribing ctx

@@ -1,6 +1,6 @@
 """Every reach into private parts of uvicorn and sse-starlette, in one place.
 
-The ``mcp`` SDK's private parts are read in :mod:`mcp_adapter.sdk_compat`,
+The ``mcp`` SDK's private parts are read in :mod:`mcp_adapter.compat`,
 which checks the SDK's version.
 
 Each piece names what it relies on, so an upgrade of one of them is checked here:

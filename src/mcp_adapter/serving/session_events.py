@@ -6,7 +6,7 @@ session it serves. So this manager creates its transports with no store
 (``event_store=None`` to the SDK), gives each new session's transport a view of
 its own (before the transport has handled anything), and closes that view
 however the session ends. The SDK's private parts this takes (the session
-hooks, the transport's store) are in :mod:`mcp_adapter.sdk_compat`.
+hooks, the transport's store) are in :mod:`mcp_adapter.compat`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import anyio
 from mcp.server import Server as SdkServer
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 
-from mcp_adapter.sdk_compat import SessionHooksManager, set_event_store
+from mcp_adapter.compat import SessionHooksManager, set_event_store
 from mcp_adapter.serving.events import SessionEvents, SessionEventStore
 
 

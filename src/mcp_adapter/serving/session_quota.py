@@ -11,8 +11,8 @@ from mcp.types import INTERNAL_ERROR
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from mcp_adapter.compat import open_session_ids
 from mcp_adapter.compiled.context import client_key
-from mcp_adapter.sdk_compat import open_session_ids
 from mcp_adapter.serving.refusals import jsonrpc_refusal
 
 _SESSION_HEADER = MCP_SESSION_ID_HEADER.lower().encode("latin-1")

@@ -18,6 +18,7 @@ from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
 
 from container import Container
+from mcp_adapter.compat import claim_stdin
 from mcp_adapter.compile.server import with_middleware
 from mcp_adapter.compiled.catalog import Catalog
 from mcp_adapter.compiled.context import local_token
@@ -26,7 +27,6 @@ from mcp_adapter.declare.request import Identity
 from mcp_adapter.errors import CompileError, problem
 from mcp_adapter.notifications import SubscriptionLimits
 from mcp_adapter.notifications.serve import BusChoice
-from mcp_adapter.sdk_compat import claim_stdin
 from mcp_adapter.serving.ids import NO_MESSAGE, has_invalid_id
 from mcp_adapter.serving.lifespan import serve_lifespan, transport_lifespan
 from mcp_adapter.serving.limits import DEFAULT_SHUTDOWN_TIMEOUT
@@ -112,7 +112,7 @@ def _stdin(stdin: anyio.AsyncFile[str] | None) -> Iterator[anyio.AsyncFile[str]]
 
     Handing ``stdio_server`` a stream of our own skips its claim of fd 0, so
     this makes the same claim with the SDK's own helper
-    (:func:`mcp_adapter.sdk_compat.claim_stdin`): the wire is read from
+    (:func:`mcp_adapter.compat.claim_stdin`): the wire is read from
     a private duplicate while fd 0 points at the null device (a handler or a
     child process reading stdin gets EOF instead of the client's messages), and
     fd 0 is restored afterwards. A second concurrent claim raises, as the SDK's.

@@ -23,6 +23,7 @@ from mcp_adapter.stores.events import (
     DEFAULT_MAX_EVENTS_PER_STREAM,
 )
 from mcp_adapter.stores.redis_events import DEFAULT_EVENT_TTL, RedisEventLog
+from mcp_adapter.stores.redis_rounds import DEFAULT_WAIT_TIMEOUT, check_wait
 from mcp_adapter.stores.sentinel_url import is_sentinel_url, parse_sentinel_url, split_netloc
 
 if TYPE_CHECKING:
@@ -115,10 +116,16 @@ class SharedRedis:
     another deployment on the same Redis must have its own."""
     owns_client: bool = False
     """The client was made here (from a URL): closed when serving ends."""
+    wait_replicas: int = 0
+    """How many replicas must hold a record the adapter promises to keep (an answered
+    input round) before it is acknowledged; 0: the primary's word is enough."""
+    wait_timeout: float = DEFAULT_WAIT_TIMEOUT
+    """Seconds ``WAIT`` waits for those replicas before the round is refused."""
 
     def __post_init__(self) -> None:
         if not self.prefix or any(c.isspace() for c in self.prefix):
             raise ValueError(f"a Redis prefix is a word without spaces, not {self.prefix!r}")
+        check_wait(self.wait_replicas, self.wait_timeout)
 
     @classmethod
     def of(cls, value: str | Redis | SharedRedis) -> SharedRedis:
@@ -190,7 +197,13 @@ class SharedRedis:
         """A :class:`RedisRounds` under ``{prefix}:rounds``: answered input rounds."""
         from mcp_adapter.stores.redis_rounds import RedisRounds
 
-        return RedisRounds(self.client, self.key("rounds"), timeout=COMMAND_TIMEOUT)
+        return RedisRounds(
+            self.client,
+            self.key("rounds"),
+            timeout=COMMAND_TIMEOUT,
+            wait_replicas=self.wait_replicas,
+            wait_timeout=self.wait_timeout,
+        )
 
     def handles(
         self, limits: HandleLimits, sessions: Callable[[str], SessionScope]

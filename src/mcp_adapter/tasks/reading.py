@@ -5,8 +5,9 @@ then ``Execution.sync()`` reads the same hash again together with the progress h
 two round trips to the store for every ``tasks/get``. :func:`execution_of` sends both
 reads in one pipeline and builds the same ``Execution`` (the same function, arguments,
 ``when``, state, timestamps, result key and progress) with the pieces of Docket that
-``get_execution`` and ``sync`` use, so each ``tasks/get`` of a task still working costs
-one round trip instead of two (tests/tasks/test_reading.py holds it to
+``get_execution`` and ``sync`` use (the private ones read in
+:mod:`mcp_adapter.compat`), so each ``tasks/get`` of a task still
+working costs one round trip instead of two (tests/tasks/test_reading.py holds it to
 ``get_execution``'s answer in every state). :class:`Asked` keeps the outcomes of
 rounds that asked for input once read, so the ``tasks/get`` polls, the ``tasks/update``
 and the ``tasks/cancel`` of a waiting task do not read the same result again.
@@ -18,8 +19,10 @@ from collections import OrderedDict
 from datetime import UTC, datetime
 from typing import Any
 
+from mcp_adapter.compat import apply_execution_reads, queue_progress_read
 from mcp_adapter.distribution import needs_extra
 from mcp_adapter.tasks.waiting import asked
+from mcp_adapter.tasks.wire import store_failed
 
 
 async def execution_of(docket: Any, key: str) -> Any:
@@ -28,11 +31,10 @@ async def execution_of(docket: Any, key: str) -> Any:
     with needs_extra("tasks", "reading a task"):
         import cloudpickle  # type: ignore[import-untyped]  # Docket serializes arguments so
         from docket import Execution
-        from docket.execution import ExecutionProgress  # type: ignore[attr-defined]
 
     async with docket.redis() as redis, redis.pipeline() as pipe:
         pipe.hgetall(docket.runs_key(key))
-        ExecutionProgress(docket, key)._read(pipe)
+        queue_progress_read(docket, key, pipe)
         data, progress_data = await pipe.execute()
     function_name, args, kwargs = data.get(b"function"), data.get(b"args"), data.get(b"kwargs")
     when = data.get(b"when")
@@ -47,8 +49,7 @@ async def execution_of(docket: Any, key: str) -> Any:
         when=datetime.fromtimestamp(float(when.decode()), tz=UTC),
         attempt=1,
     )
-    execution._apply_runs_data(data)
-    execution.progress._apply(progress_data)
+    apply_execution_reads(execution, data, progress_data)
     return execution
 
 
@@ -72,10 +73,18 @@ class Asked:
         self._kept: OrderedDict[str, Any] = OrderedDict()
 
     async def outcome(self, execution: Any) -> Any:
-        """``execution.get_result()`` of a completed run (``None`` without a result)."""
+        """``execution.get_result()`` of a completed run (``None`` without a result).
+
+        A run whose state names a result the result store does not hold is a read
+        between two nodes, not an outcome: Docket reads the state and the result on
+        two connection pools, and after a failover one of them can still be on the
+        old primary (a replica now, behind) for a moment. That read is the store's
+        failure (``-32603``, try again), never a task ended ``failed``."""
         key = execution.result_key
         if key is None or key not in self._kept:
             found = await execution.get_result()
+            if found is None and key is not None:
+                raise store_failed("does not hold the result of a task it says ended")
             if key is not None and asked(found) is not None:
                 self._kept[key] = found
                 if len(self._kept) > ASKED_KEPT:

@@ -1,8 +1,8 @@
-"""What the adapter reads of the ``mcp`` SDK beyond its public API, in one place.
+"""What the adapter reads of the ``mcp`` SDK and of Docket beyond their public API, in one place.
 
-Each piece names the private attribute it reads and the SDK version it was
-checked against; an SDK upgrade that moves one fails here, not deep in a call.
-The module-level names (``mcp.server.stdio``'s, the session manager's methods)
+Each piece names the private attribute it reads and the version it was checked
+against; an upgrade that moves one fails here, not deep in a call.
+The SDK's module-level names (``mcp.server.stdio``'s, the session manager's methods)
 are checked when this module is imported, so a moved one fails the import;
 the instance attributes (``_connection``, ``_server_instances``,
 ``_event_store``) are read only here.
@@ -10,12 +10,17 @@ the instance attributes (``_connection``, ``_server_instances``,
 ``MCPServer``'s tool manager (``_tool_manager``: its ``_tools`` table) and its
 low-level server (``_lowlevel_server``) are read here for ``put_on_server``. The
 uvicorn and sse-starlette reach-ins are in :mod:`mcp_adapter.serving.internals`.
+
+Docket's (the ``tasks`` extra, imported only where called) are the pieces of
+``Execution.sync()`` that :mod:`mcp_adapter.tasks.reading` reads a task with in one
+round trip; tests/tasks/test_reading.py checks their call shapes on the installed
+Docket.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Set
+from collections.abc import Callable, Mapping, Set
 from importlib.metadata import version
 from typing import IO, Any, TypeVar
 
@@ -23,6 +28,8 @@ from mcp.server import stdio as sdk_stdio
 from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+from mcp_adapter.distribution import needs_extra
 
 T = TypeVar("T")
 
@@ -34,7 +41,7 @@ if SDK_VERSION != CHECKED_AGAINST:  # pragma: no cover - the lock pins the check
 
     warnings.warn(
         f"mcp_adapter was checked against mcp {CHECKED_AGAINST}; mcp {SDK_VERSION} may "
-        "have moved what mcp_adapter.sdk_compat reads",
+        "have moved what mcp_adapter.compat reads",
         stacklevel=2,
     )
 
@@ -50,8 +57,8 @@ _missing = [
 ]
 if _missing:  # pragma: no cover - the lock pins the checked version
     raise ImportError(
-        f"mcp {SDK_VERSION} has no {', '.join(_missing)}, which mcp_adapter.sdk_compat uses"
-        f" (checked against mcp {CHECKED_AGAINST})"
+        f"mcp {SDK_VERSION} has no {', '.join(_missing)}, which "
+        f"mcp_adapter.compat uses (checked against mcp {CHECKED_AGAINST})"
     )
 
 
@@ -152,3 +159,28 @@ def built_unvalidated(model: type[T], **fields: Any) -> T:
     tool entry whose fields are already valid and whose ``description`` may be ``None``,
     which its validation would refuse."""
     return model.model_construct(**fields)  # type: ignore[attr-defined, no-any-return]
+
+
+# Docket (pydocket): read from 0.27.2; as used here since 0.25.0 (0.24.1 has none of them).
+# Public API that would replace all three: Docket.get_execution(key), at a second round trip.
+
+
+def queue_progress_read(docket: Any, key: str, pipe: Any) -> None:
+    """Queue the read of task ``key``'s progress hash onto ``pipe`` (a Redis pipeline of
+    ``docket``'s); the reply is what :func:`apply_execution_reads` takes as ``progress``."""
+    with needs_extra("tasks", "reading a task"):
+        from docket.execution import ExecutionProgress  # type: ignore[attr-defined]
+
+    # pydocket 0.27.2 ExecutionProgress._read(pipe); public: ExecutionProgress.sync(), own trip
+    ExecutionProgress(docket, key)._read(pipe)
+
+
+def apply_execution_reads(
+    execution: Any, runs: Mapping[bytes, bytes], progress: Mapping[bytes, bytes]
+) -> None:
+    """Set ``execution``'s state, worker, timestamps, error, result key and progress from
+    one read of its runs hash and of its progress hash, as ``Execution.sync()`` does."""
+    # pydocket 0.27.2 Execution._apply_runs_data(data); public: Execution.sync(), own trip
+    execution._apply_runs_data(runs)
+    # pydocket 0.27.2 ExecutionProgress._apply(data); public: ExecutionProgress.sync(), own trip
+    execution.progress._apply(progress)

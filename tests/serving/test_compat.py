@@ -1,4 +1,5 @@
-"""The SDK's private parts are read in ``mcp_adapter.sdk_compat`` only, at a checked version."""
+"""The SDK's private parts are read in ``mcp_adapter.compat`` only, at a
+checked version (Docket's, read there too, are checked in tests/tasks/test_reading.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import mcp_adapter.serving
-from mcp_adapter import sdk_compat
+from mcp_adapter import compat as compat
 
 SERVING = Path(mcp_adapter.serving.__file__).parent
 OTHER_LIBRARIES = {"internals.py"}
@@ -34,7 +35,7 @@ def private_reads(source: str) -> list[str]:
 
 
 def test_the_installed_sdk_is_the_version_checked() -> None:
-    assert sdk_compat.SDK_VERSION == version("mcp") == sdk_compat.CHECKED_AGAINST
+    assert compat.SDK_VERSION == version("mcp") == compat.CHECKED_AGAINST
 
 
 def test_the_guard_sees_a_private_read() -> None:
