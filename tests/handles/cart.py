@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from container import Container, Lifetime
@@ -16,6 +16,8 @@ class Ledger:
 
     built: list[str] = field(default_factory=list)
     closed: list[str] = field(default_factory=list)
+    finalized: Callable[[str], None] = lambda handle: None
+    """Told of each cart finalized, once it is in ``closed`` (a test may wait on it)."""
 
 
 class Cart:
@@ -30,6 +32,7 @@ async def cart(handle: StateHandle, ledger: Ledger) -> AsyncIterator[Cart]:
     ledger.built.append(handle)
     yield Cart(handle)
     ledger.closed.append(handle)
+    ledger.finalized(handle)
 
 
 class OpenCart(Tool):

@@ -2,13 +2,15 @@
 haproxy): two servers on one Redis stand for two replicas, each with its own container,
 driven by the SDK's own client. A handle minted through one works through the other,
 each builds the handle's session services of its own, a close through either ends it on
-both, the caps hold across them, and another caller's handle is unknown."""
+both (noted to the other at once: its session services are finalized without another
+call), the caps hold across them, and another caller's handle is unknown."""
 
 from __future__ import annotations
 
+import logging
 import socket
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from typing import Any
 
 import anyio
@@ -31,6 +33,7 @@ from mcp_adapter.compiled.handles import handle_sessions
 from mcp_adapter.declare.tasks import Tasks
 from mcp_adapter.stores import HandleLimits, MemoryHandles, RedisHandles, SharedRedis
 from mcp_adapter.stores.handles import HandleRecord
+from mcp_adapter.stores.redis_handles import digest
 from mcp_adapter.tasks import EXTENSION
 from mcp_adapter.testing import TaskClient
 from tests.handles.cart import Cart, CartInput, Ledger, Shop, shop_container
@@ -39,6 +42,9 @@ from tests.handles.test_handles import BOUND, ERAS, MODERN, mint, text, token, u
 pytestmark = pytest.mark.anyio
 
 PREFIX = "mcp_adapter:shop:handles"
+NOTED = 5.0
+"""Seconds a test waits for a close note to reach another replica (a hang, not a
+threshold: it takes milliseconds)."""
 
 
 class Gate:
@@ -97,6 +103,8 @@ class Replica:
         app: type[Server] = HoldShop,
     ) -> None:
         self.ledger = Ledger()
+        self.ledger.finalized = self._finalized
+        self.closing = anyio.Event()
         self.gate = Gate()
         self.container: Container = shop_container(self.ledger)
         self.container.instance(Gate, self.gate)
@@ -105,6 +113,16 @@ class Replica:
         shared = SharedRedis(self.redis).for_server("shop")
         limits = HandleLimits() if limits is None else limits
         self.store = shared.handles(limits, handle_sessions(self.container))
+
+    def _finalized(self, handle: str) -> None:
+        self.closing.set()
+        self.closing = anyio.Event()
+
+    async def finalized(self, handle: str) -> None:
+        """Wait until this replica has finalized the session of ``handle`` (``NOTED`` s)."""
+        with anyio.fail_after(NOTED):
+            while handle not in self.ledger.closed:
+                await self.closing.wait()
 
     @asynccontextmanager
     async def client(
@@ -141,26 +159,76 @@ async def test_a_handle_minted_on_one_replica_works_on_the_other_and_closes_on_b
         assert one.ledger.built == two.ledger.built == [cart]
         assert text(await second.call_tool("checkout", {"cart": cart})) == "bought tea,milk"
         assert two.ledger.closed == [cart]
-        assert one.ledger.closed == []  # one learns of it when the handle comes back
-        assert unknown(await add(first, cart, "salt"))
+        await one.finalized(cart)  # noted to one at once: no call of one needed
         assert one.ledger.closed == [cart]
+        assert unknown(await add(first, cart, "salt"))
         assert unknown(await add(second, cart, "salt"))
         assert await one.redis.keys("*") == []
     assert one.ledger.closed == two.ledger.closed == [cart]  # exactly once on each
 
 
-async def test_the_sweep_finalizes_a_session_whose_handle_was_closed_elsewhere() -> None:
+async def test_a_close_through_one_replica_finalizes_the_others_sessions_at_once() -> None:
     one, two = pair()
     async with one.client() as first, two.client() as second:
         cart = await mint(first)
         await add(first, cart, "jam")
-        await add(second, cart, "tea")
+        await add(second, cart, "tea")  # two builds its own cart
         await first.call_tool("drop", {"handle": cart})
         assert one.ledger.closed == [cart]
+        await two.finalized(cart)  # no call, no sweep on two: the close note
+        assert two.ledger.closed == [cart]
+        assert len(two.store) == 0
+    assert one.ledger.closed == two.ledger.closed == [cart]  # once on each
+
+
+async def test_a_close_note_is_the_digest_of_a_handle_closed_and_nothing_else() -> None:
+    one, two = pair()
+    ada, bob = ("principal", "ada"), ("principal", "bob")
+    one.store.add(ada, "h1", handle_sessions(one.container)("h1"), "call")
+    await one.store.settle("call")
+    notes: Any = one.redis.pubsub(ignore_subscribe_messages=True)
+    await notes.subscribe(f"{PREFIX}:closed")
+    await two.store.close(bob, "h1")  # not bob's: nothing closes, nothing is noted
+    await two.store.close(ada, "h1")
+    await one.store.close(ada, "h1")  # closed already: noted once
+    with anyio.fail_after(BOUND):
+        heard = [await notes.get_message(timeout=0.2) for _ in range(3)]
+    await notes.aclose()
+    (note,) = [message["data"] for message in heard if message is not None]
+    assert note == digest(digest(repr(ada)), "h1").encode()
+
+
+async def test_the_sweep_finalizes_a_session_whose_handle_went_without_a_note() -> None:
+    """An expiry is no note; nor is a close while a replica could not reach Redis."""
+    one, two = pair()
+    async with one.client() as first, two.client() as second:
+        cart = await mint(first)
+        await add(second, cart, "tea")
+        (key,) = await one.redis.keys(f"{PREFIX}:h:*")
+        await one.redis.delete(key)  # gone from Redis, and no note
         assert two.ledger.closed == []
         await two.store.sweep()
         assert two.ledger.closed == [cart]
         assert len(two.store) == 0
+
+
+async def test_a_message_on_the_channel_that_is_no_close_note_is_ignored(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    one, two = pair()
+    channel = f"{PREFIX}:closed"
+    async with one.client() as first, two.client() as second:
+        cart = await mint(first)
+        await add(second, cart, "tea")
+        caplog.set_level(logging.WARNING, "mcp_adapter")
+        for junk in (b"not a digest", b"0" * 100_000, b"Z" * 32, "é".encode() * 16):
+            await one.redis.publish(channel, junk)
+        await one.redis.publish(channel, b"0" * 32)  # a digest of no handle here: nothing
+        await first.call_tool("drop", {"handle": cart})
+        await two.finalized(cart)  # the receiver went on
+    ignored = [r for r in caplog.records if "no close note" in r.getMessage()]
+    assert len(ignored) == 4 * 2  # each junk message, on each replica
+    assert two.ledger.closed == [cart]
 
 
 async def test_another_callers_handle_is_unknown_on_every_replica_and_cannot_be_closed() -> None:
@@ -240,6 +308,7 @@ async def test_a_handle_in_use_on_one_replica_outlives_its_idle_timeout_and_then
                 await anyio.sleep(0.01)
         assert unknown(await add(first, cart, "jam"))
         assert one.ledger.closed == [cart]
+        assert two.ledger.closed == []  # an expiry is no note: two finds it at its sweep
         await two.store.sweep()
         assert two.ledger.closed == [cart]
     assert one.ledger.closed == two.ledger.closed == [cart]
@@ -263,20 +332,25 @@ async def test_a_handle_whose_replica_died_mid_call_still_expires() -> None:
 
 
 async def test_a_close_while_another_replica_has_a_call_in_flight() -> None:
-    """Unknown everywhere at once; the replica with the call finalizes after it ends."""
+    """Unknown everywhere at once; the replica with the call, told at once, finalizes
+    after the call ends."""
     one, two = pair()
     async with one.client() as first, two.client() as second:
-        cart = await mint(first)
+        cart, spare = await mint(first), await mint(first)
+        await add(second, spare, "tea")
         async with anyio.create_task_group() as group:
             group.start_soon(second.call_tool, "hold", {"cart": cart})
             await two.gate.entered.wait()
             await first.call_tool("drop", {"handle": cart})
+            await first.call_tool("drop", {"handle": spare})
             assert unknown(await add(first, cart, "tea"))
-            assert two.ledger.closed == []  # its call is still in flight there
+            await two.finalized(spare)  # the notes come in order: cart's is in too
+            assert len(two.store) == 0  # two forgot cart ...
+            assert two.ledger.closed == [spare]  # ... and its call is still in flight there
             two.gate.go.set()
-        assert two.ledger.closed == [cart]
+        assert two.ledger.closed == [spare, cart]
         assert unknown(await add(second, cart, "tea"))
-        assert two.ledger.closed == [cart]
+        assert two.ledger.closed == [spare, cart]
 
 
 async def test_two_replicas_closing_at_once_close_once() -> None:
@@ -354,8 +428,17 @@ async def test_a_resource_cannot_mint_in_redis_and_can_in_memory() -> None:
     assert len(read.contents) == 1
 
 
-async def test_takes_and_closes_racing_on_two_replicas_leave_nothing_behind() -> None:
+@pytest.mark.parametrize("noted", [False, True], ids=["unnoted", "noted"])
+async def test_takes_and_closes_racing_on_two_replicas_leave_nothing_behind(noted: bool) -> None:
     one, two = pair()
+    async with AsyncExitStack() as served:
+        if noted:  # the close notes race the takes too
+            await served.enter_async_context(one.store.running())
+            await served.enter_async_context(two.store.running())
+        await race(one, two)
+
+
+async def race(one: Replica, two: Replica) -> None:
     owner = ("principal", "ada")
     handles = [f"h{n}" for n in range(20)]
     sessions = handle_sessions(one.container)

@@ -5,14 +5,16 @@ must be: its items in Redis (``REPLICA_RATE_REDIS``), under the handle. Beside i
 session-lifetime ``Counter``: one per handle on each replica, built there on the first
 call and finalized there once, so each answer says which replica served it and how many
 calls of the handle that replica has served. ``report`` says how many counters this
-replica built and finalized.
+replica built and finalized; ``until_finalized`` says it once this replica has finalized
+as many as asked (or after ``WAIT`` seconds), with no handle of its own.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
+import anyio
 from redis.asyncio import Redis
 
 from container import Container, Lifetime
@@ -24,6 +26,10 @@ from tests.replicas.app import WhereTool, replica
 BUILT: list[str] = []
 FINALIZED: list[str] = []
 """The handles whose ``Counter`` this replica built and finalized."""
+FINALIZING: list[anyio.Event] = []
+"""The ``until_finalized`` calls waiting for this replica's next finalized counter."""
+WAIT = 10.0
+"""Seconds ``until_finalized`` waits at most (a hang, not a threshold)."""
 
 
 class Counter:
@@ -33,10 +39,12 @@ class Counter:
         self.calls = 0
 
 
-def counter(handle: StateHandle) -> Iterator[Counter]:
+async def counter(handle: StateHandle) -> AsyncIterator[Counter]:
     BUILT.append(handle)
     yield Counter()
     FINALIZED.append(handle)
+    for waiting in FINALIZING:
+        waiting.set()
 
 
 class Basket:
@@ -84,16 +92,41 @@ class AddTool(Tool[AddInput]):
         return McpResponse.text(f"{replica()} {count.calls} {','.join(items)}")
 
 
+def report() -> McpResponse:
+    return McpResponse.text(f"{replica()} built={len(BUILT)} finalized={len(FINALIZED)}")
+
+
 class ReportTool(Tool):
     name = "report"
 
     def handle(self) -> McpResponse:
-        return McpResponse.text(f"{replica()} built={len(BUILT)} finalized={len(FINALIZED)}")
+        return report()
+
+
+class UntilInput(Schema):
+    finalized: int
+
+
+class UntilFinalizedTool(Tool[UntilInput]):
+    """The report, once this replica has finalized ``finalized`` counters (``WAIT`` s)."""
+
+    name = "until_finalized"
+
+    async def handle(self, payload: UntilInput) -> McpResponse:
+        with anyio.move_on_after(WAIT):
+            while len(FINALIZED) < payload.finalized:
+                waiting = anyio.Event()
+                FINALIZING.append(waiting)
+                try:
+                    await waiting.wait()
+                finally:
+                    FINALIZING.remove(waiting)
+        return report()
 
 
 class HandleReplicaServer(Server):
     name = "basket"
-    tools = (OpenBasket, AddTool, Drop, ReportTool, WhereTool)
+    tools = (OpenBasket, AddTool, Drop, ReportTool, UntilFinalizedTool, WhereTool)
 
 
 def build_container() -> Container:

@@ -2,7 +2,8 @@
 (round-robin, no affinity), through the SDK's own client, 2026-07-28: a handle minted
 through the balancer is served by every replica, its shared state (in Redis) is one,
 its session services are each replica's own, a close through one replica makes it
-unknown on all, and another caller's handle is unknown everywhere.
+unknown on all and finalizes its session services on all at once (before any call
+presents it again), and another caller's handle is unknown everywhere.
 
 Skipped with the reason when ``redis-server`` or ``haproxy`` is missing, failed instead
 with ``CI=true``.
@@ -66,6 +67,10 @@ async def test_a_handle_works_through_every_replica_and_a_close_ends_it_on_all(
             assert items.endswith(name)
     async with connect(replicas["r2"], ADA) as closer:
         assert text(await closer.call_tool("drop", {"handle": basket})) == "dropped"
+    for name, url in replicas.items():  # the close note: no call of the handle needed
+        async with connect(url, ADA) as direct:
+            report = text(await direct.call_tool("until_finalized", {"finalized": 1}))
+            assert report == f"{name} built=1 finalized=1"
     for name, url in replicas.items():
         async with connect(url, ADA) as direct:
             assert unknown(await direct.call_tool("add", {"basket": basket, "item": "late"}))

@@ -9,10 +9,10 @@ asked for, then the resource's visibility hooks run with the listener's own requ
 ``publish`` sends the event on one channel (``{prefix}:changes``); a task of each
 replica (:meth:`RedisSubscriptionBus.running`) receives the channel and calls the
 local listeners. While Redis cannot be reached, ``publish`` delivers to this replica's
-listeners only (and logs it), and the receiving task connects again, backing off up
-to ``MAX_BACKOFF`` seconds. As the SDK says of every bus, delivery is fire-and-forget:
-what was announced while a replica was cut off is not replayed (clients listen again
-and read again).
+listeners only (and logs it), and the receiving task (``redis_channel.receive``)
+subscribes again, backing off up to ``MAX_BACKOFF`` seconds. As the SDK says of every
+bus, delivery is fire-and-forget: what was announced while a replica was cut off is not
+replayed (clients listen again and read again).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import json
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.lowlevel
@@ -34,6 +34,7 @@ from mcp.shared.subscriptions import (
 )
 
 from mcp_adapter.distribution import needs_extra
+from mcp_adapter.stores.redis_channel import receive
 
 with needs_extra("redis", "the Redis subscription bus"):
     from redis.exceptions import RedisError
@@ -43,8 +44,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("mcp_adapter.stores")
 
-MAX_BACKOFF = 2.0
-"""Seconds at most between two attempts to subscribe again after Redis went away."""
 MAX_MESSAGE = 64 * 1024
 """Bytes at most of one message on the channel; a larger one is dropped and logged."""
 
@@ -131,7 +130,9 @@ class RedisSubscriptionBus:
         answers)."""
         async with anyio.create_task_group() as tasks:
             ready = anyio.Event()
-            tasks.start_soon(self._receive, ready)
+            tasks.start_soon(
+                receive, self.client, self.channel, self._received, ready, self._now_subscribed
+            )
             with anyio.move_on_after(5):
                 await ready.wait()
             try:
@@ -139,29 +140,8 @@ class RedisSubscriptionBus:
             finally:
                 tasks.cancel_scope.cancel()
 
-    async def _receive(self, ready: anyio.Event) -> None:
-        backoff = 0.05
-        while True:
-            pubsub: Any = self.client.pubsub(ignore_subscribe_messages=True)
-            try:
-                await pubsub.subscribe(self.channel)
-                self._subscribed = True
-                backoff = 0.05
-                ready.set()
-                while True:
-                    message = await pubsub.get_message(timeout=1.0)
-                    if message is not None and message.get("type") == "message":
-                        self._received(message["data"])
-            except (RedisError, OSError) as exc:
-                if self._subscribed:
-                    logger.warning("Redis subscription lost (%s); subscribing again", exc)
-                ready.set()
-            finally:
-                self._subscribed = False
-                with anyio.CancelScope(shield=True):
-                    await _close(pubsub)
-            await anyio.sleep(backoff)
-            backoff = min(backoff * 2, MAX_BACKOFF)
+    def _now_subscribed(self, subscribed: bool) -> None:
+        self._subscribed = subscribed
 
     def _received(self, data: bytes | str) -> None:
         event = decode(data)
@@ -176,10 +156,3 @@ class RedisSubscriptionBus:
                 listener(event)
             except Exception:  # fan-out boundary: one listener must not starve the others
                 logger.exception("subscription listener raised; continuing")
-
-
-async def _close(pubsub: Any) -> None:
-    try:
-        await pubsub.aclose()
-    except (RedisError, OSError):
-        logger.debug("closing a lost Redis subscription failed", exc_info=True)

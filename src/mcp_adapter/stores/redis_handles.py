@@ -15,8 +15,13 @@ What Redis keeps, under ``{prefix}`` (``SharedRedis.handles()``: ``...:handles``
 
 What each replica keeps: the handle's session scope there, built on its first call on
 that replica, and finalized once on that replica when the handle is closed (anywhere),
-has expired, or the replica stops; a replica learns of a close or an expiry elsewhere
-when a call presents the handle again, or at its next sweep.
+has expired, or the replica stops. A close is noted to every replica at once: the
+script that deletes the handle publishes its digest on ``{prefix}:closed`` (the note and
+the delete are one step), and each replica, receiving that channel while served
+(:meth:`RedisHandles.running`), drops its record of the handle, finalized as soon as no
+call of that replica uses it. An expiry is no note: each replica finds it when a call
+presents the handle again, or at its next sweep (``sweep_interval``), as it finds a close
+noted while it could not reach Redis.
 
 Minting is two steps: ``add`` (called by ``StateHandles.open()``, a plain call) keeps the
 new handle in this replica, and ``settle`` (awaited by the dispatcher before the minting
@@ -29,10 +34,13 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import threading
 import time
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -48,6 +56,7 @@ from mcp_adapter.stores.handles import (
     TooManyHandles,
     finalize,
 )
+from mcp_adapter.stores.redis_channel import receive
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -58,6 +67,9 @@ DEFAULT_LEASE = 60.0
 """Seconds a call in flight keeps its handle alive however short the idle timeout; the
 replica running it renews this every third of it, so a handle whose call's replica died
 expires at most this long after (then idle, as any)."""
+_MEMBER = re.compile(r"[0-9a-f]{32}")
+"""What a close note carries: a member digest (:func:`digest`); anything else, of any
+length, is ignored (and logged)."""
 
 _NOW = """
 local clock = redis.call('TIME')
@@ -143,6 +155,7 @@ _CLOSE = (
     _NOW
     + """
 local gone = redis.call('DEL', KEYS[1])
+if gone == 1 then redis.call('PUBLISH', ARGV[2], ARGV[1]) end
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 owner_expiry(KEYS[2])
@@ -160,6 +173,21 @@ def digest(*parts: str) -> str:
     (32, False)
     """
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
+
+
+def noted_member(data: bytes | str) -> str | None:
+    """The member a close note carries, or None for any other message (read no further
+    than its length when that is not a digest's).
+
+    >>> noted_member(digest("ada", "h1").encode()) == digest("ada", "h1")
+    True
+    >>> noted_member(b"h1"), noted_member("Z" * 32), noted_member(b"0" * 100_000)
+    (None, None, None)
+    """
+    if len(data) != 32:
+        return None
+    member = data.decode("latin-1") if isinstance(data, bytes) else data
+    return member if _MEMBER.fullmatch(member) else None
 
 
 @dataclass(slots=True, eq=False)
@@ -209,6 +237,8 @@ class RedisHandles(Serving):
         self._held = 0 if idle is None else max(self._ttl, self._lease)
         """Milliseconds a call in flight keeps its handle at least, renewed by this replica."""
         self._all = f"{prefix}:all"
+        self.closed = f"{prefix}:closed"
+        """The channel of close notes: the member of each handle closed, as it closes."""
         self._add = client.register_script(_ADD)
         self._take = client.register_script(_TAKE)
         self._release = client.register_script(_RELEASE)
@@ -346,7 +376,8 @@ class RedisHandles(Serving):
         member, owned = self._where(owner, handle)
         record = self._records.get(member)
         if record is None or record.known:
-            await self._run(self._close, keys=self._keys(member, owned), args=[member])
+            keys = self._keys(member, owned)
+            await self._run(self._close, keys=keys, args=[member, self.closed])
         if record is not None:
             await self._drop(record)
 
@@ -376,6 +407,32 @@ class RedisHandles(Serving):
         for record in records:
             record.open = False
             await finalize(record)
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """As every store's (the sweep, and every session finalized at the end), and
+        receive the close notes while open: subscribed before the block starts, if Redis
+        answers within ``timeout`` (at most 5 seconds; else the receiving task keeps
+        trying)."""
+        async with anyio.create_task_group() as tasks:
+
+            def noted(data: bytes | str) -> None:
+                member = noted_member(data)
+                if member is None:
+                    logger.warning("ignored a message on %s that is no close note", self.closed)
+                elif (record := self._records.get(member)) is not None:
+                    tasks.start_soon(self._drop, record)
+
+            ready = anyio.Event()
+            listen = partial(receive, timeout=self.timeout)
+            tasks.start_soon(listen, self.client, self.closed, noted, ready)
+            with anyio.move_on_after(5):
+                await ready.wait()
+            try:
+                async with super().running():
+                    yield
+            finally:
+                tasks.cancel_scope.cancel()
 
     def chores(self) -> list[tuple[float, Callable[[], Awaitable[None]]]]:
         """The sweep, and the renewal of the leases of this replica's calls in flight."""
