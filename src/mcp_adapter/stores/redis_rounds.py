@@ -116,7 +116,8 @@ class RedisRounds:
     async def _forget(self, name: str) -> None:
         """Take back a record the replicas did not confirm (best effort: left there, it
         refuses the round's retry until it expires, or vanishes with a demoted primary)."""
-        from redis.exceptions import RedisError
+        with needs_extra("redis", "the Redis record of answered rounds"):
+            from redis.exceptions import RedisError
 
         try:
             with anyio.fail_after(self.timeout):
