@@ -4,6 +4,8 @@ a replica, three Sentinels, every data node append-only so a restart keeps the t
 the processes reach it by its ``redis+sentinel://`` URL), or, ``sentinel=False``, one
 append-only ``redis-server``; a ledger ``redis-server`` the run owns and never faults;
 three ``mcp-adapter serve --redis --stateful --enqueue-only`` replicas behind ``haproxy``
+(with Sentinel, ``--redis-wait-replicas 1``: an answered round is kept only once the
+replica holds it, so a failover cannot bring it back to be replayed)
 (round robin; a 2025-11-25 session keeps to its replica by ``Mcp-Session-Id``), and two
 ``mcp-adapter worker`` processes that run the task bodies.
 
@@ -264,6 +266,7 @@ def _serve(
             VERIFIER,
             "--stateful",
             "--enqueue-only",
+            *(["--redis-wait-replicas", "1"] if deployment.topology is not None else []),
         ]
     working = [
         Member(f"w{n + 1}", [*cli(), "worker", *target], _member_env(f"w{n + 1}", ledger_url))
