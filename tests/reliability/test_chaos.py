@@ -6,9 +6,8 @@ failover loses nothing (docs/deployment.md, "A planned failover").
 
 The schedule leaves out ``kill primary`` (the 10-minute run and
 ``tests/replicas/test_sentinel.py`` have it; the Sentinels' 5 s
-``down-after-milliseconds`` and the rejoin add about 15 s). About 140 s on a 2-core
-machine: 15 s of set-up, 47 s of load and faults, then about 60 s re-reading every task
-at the end (one lost in the failover is asked for three times, 1 s apart).
+``down-after-milliseconds`` and the rejoin add about 15 s). About 50 s on a quiet
+2-core machine: 15 s of set-up, 30 s of load and faults, then every task read again.
 
 Skipped with the reason when ``redis-server`` or ``haproxy`` is missing, failed instead
 with ``CI=true`` (``tests.needs``).
