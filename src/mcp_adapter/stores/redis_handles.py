@@ -57,12 +57,11 @@ from mcp_adapter.stores.handles import (
     finalize,
 )
 from mcp_adapter.stores.redis_channel import receive
+from mcp_adapter.stores.redis_handle_scripts import ADD, CLOSE, LEASE, RELEASE, SWEEP, TAKE
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
-FOREVER = 2**53 - 1
-"""The score (milliseconds) of a handle that does not expire (no idle timeout)."""
 DEFAULT_LEASE = 60.0
 """Seconds a call in flight keeps its handle alive however short the idle timeout; the
 replica running it renews this every third of it, so a handle whose call's replica died
@@ -70,100 +69,6 @@ expires at most this long after (then idle, as any)."""
 _MEMBER = re.compile(r"[0-9a-f]{32}")
 """What a close note carries: a member digest (:func:`digest`); anything else, of any
 length, is ignored (and logged)."""
-
-_NOW = """
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-local function owner_expiry(key)
-  local top = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-  if #top == 0 then return end
-  local last = tonumber(top[2])
-  if last >= FOREVER then redis.call('PERSIST', key) else redis.call('PEXPIREAT', key, last) end
-end
-""".replace("FOREVER", str(FOREVER))
-
-_ADD = (
-    _NOW
-    + """
-local ttl, per, most = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-if per > 0 and redis.call('ZCARD', KEYS[2]) >= per then return 1 end
-if most > 0 and redis.call('ZCARD', KEYS[3]) >= most then return 2 end
-local score = FOREVER
-redis.call('HSET', KEYS[1], 'u', 0)
-if ttl > 0 then
-  score = now + ttl
-  redis.call('PEXPIRE', KEYS[1], ttl)
-end
-redis.call('ZADD', KEYS[2], score, ARGV[4])
-redis.call('ZADD', KEYS[3], score, ARGV[4])
-owner_expiry(KEYS[2])
-return 0
-""".replace("FOREVER", str(FOREVER))
-)
-
-_EXTEND = """
-local function extend(ttl, only_longer)
-  if ttl <= 0 then return end
-  local left = redis.call('PTTL', KEYS[1])
-  if left < 0 or (only_longer and left >= ttl) then return end
-  redis.call('PEXPIRE', KEYS[1], ttl)
-  redis.call('ZADD', KEYS[2], now + ttl, ARGV[1])
-  redis.call('ZADD', KEYS[3], now + ttl, ARGV[1])
-  owner_expiry(KEYS[2])
-end
-"""
-
-_TAKE = (
-    _NOW
-    + _EXTEND
-    + """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HINCRBY', KEYS[1], 'u', 1)
-extend(tonumber(ARGV[2]), true)
-return 1
-"""
-)
-
-_RELEASE = (
-    _NOW
-    + _EXTEND
-    + """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local users = redis.call('HINCRBY', KEYS[1], 'u', -1)
-if users < 0 then
-  redis.call('HSET', KEYS[1], 'u', 0)
-  users = 0
-end
-extend(tonumber(ARGV[2]), users > 0)
-return 1
-"""
-)
-
-_LEASE = (
-    _NOW
-    + _EXTEND
-    + """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-extend(tonumber(ARGV[2]), true)
-return 1
-"""
-)
-
-_CLOSE = (
-    _NOW
-    + """
-local gone = redis.call('DEL', KEYS[1])
-if gone == 1 then redis.call('PUBLISH', ARGV[2], ARGV[1]) end
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('ZREM', KEYS[3], ARGV[1])
-owner_expiry(KEYS[2])
-return gone
-"""
-)
-
-_SWEEP = _NOW + "return redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)"
 
 
 def digest(*parts: str) -> str:
@@ -239,12 +144,12 @@ class RedisHandles(Serving):
         self._all = f"{prefix}:all"
         self.closed = f"{prefix}:closed"
         """The channel of close notes: the member of each handle closed, as it closes."""
-        self._add = client.register_script(_ADD)
-        self._take = client.register_script(_TAKE)
-        self._release = client.register_script(_RELEASE)
-        self._renew = client.register_script(_LEASE)
-        self._close = client.register_script(_CLOSE)
-        self._sweep = client.register_script(_SWEEP)
+        self._add = client.register_script(ADD)
+        self._take = client.register_script(TAKE)
+        self._release = client.register_script(RELEASE)
+        self._renew = client.register_script(LEASE)
+        self._close = client.register_script(CLOSE)
+        self._sweep = client.register_script(SWEEP)
         self._records: dict[str, SharedRecord] = {}
         """This replica's records, by member."""
         self._minted: dict[int, list[SharedRecord]] = {}
