@@ -26,7 +26,10 @@ noted while it could not reach Redis.
 Minting is two steps: ``add`` (called by ``StateHandles.open()``, a plain call) keeps the
 new handle in this replica, and ``settle`` (awaited by the dispatcher before the minting
 call answers) adds it to Redis, where the caps are checked: a refusal is that call's
-answer, and the handle is never known. Every Redis command is bounded by ``timeout``
+answer, and the handle is never known. A call may mint between its ``begin`` (the
+dispatcher's, for a tool that may mint: ``CompiledTool.mints``) and its ``settle``; an
+``add`` outside that (a ``StateHandles`` kept past its call) raises, rather than keep a
+handle nobody will settle. Every Redis command is bounded by ``timeout``
 seconds; a failure is :class:`~mcp_adapter.stores.handles.HandlesUnavailable`.
 """
 
@@ -153,7 +156,8 @@ class RedisHandles(Serving):
         self._records: dict[str, SharedRecord] = {}
         """This replica's records, by member."""
         self._minted: dict[int, list[SharedRecord]] = {}
-        """Handles minted by calls that have not answered yet, by the call's ``id``."""
+        """Handles minted by calls that have not answered yet, by the call's ``id``: an entry
+        from :meth:`begin` to :meth:`settle`, the only time the call may mint."""
         self._lock = threading.Lock()
         """``add`` may be called from a sync handler's worker thread."""
         self._serving = 0
@@ -182,6 +186,10 @@ class RedisHandles(Serving):
                 "State handles are unavailable for a moment: try again"
             ) from exc
 
+    def begin(self, call: object) -> None:
+        with self._lock:
+            self._minted.setdefault(id(call), [])
+
     def add(self, owner: Hashable, handle: str, session: SessionScope, call: object = None) -> None:
         if call is None:
             raise RuntimeError(
@@ -192,8 +200,16 @@ class RedisHandles(Serving):
         now = self._clock()
         record = SharedRecord(owner, session, now, now, member=member, owned=owned, known=False)
         with self._lock:
+            minted = self._minted.get(id(call))
+            if minted is None:
+                raise RuntimeError(
+                    "StateHandles.open() was called outside the tool call it was given to "
+                    "(after the call answered, or from a task the call left running): when "
+                    "handles are kept in Redis a handle is added there as its call answers; "
+                    "open it in the call itself (its handler, layers, hooks or services)"
+                )
             self._records[record.member] = record
-            self._minted.setdefault(id(call), []).append(record)
+            minted.append(record)
 
     async def settle(self, call: object, *, keep: bool = True) -> None:
         with self._lock:
