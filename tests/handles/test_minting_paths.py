@@ -57,37 +57,39 @@ class Minted:
         self.handle = handles.open() if request.method == "tools/call" else ""
 
 
-async def minting(call: Any, call_next: Any, handles: StateHandles, box: Box) -> Any:
-    """A call-stage layer that mints for the tools named ``layered*``, and only those."""
-    if call.name.startswith("layered"):
-        box.handle = handles.open()
-    return await call_next(call)
+def minting(name: str) -> Any:
+    """A call-stage layer that mints for the tool ``name``, and no other."""
+
+    async def layer(call: Any, call_next: Any, handles: StateHandles, box: Box) -> Any:
+        if call.name == name:
+            box.handle = handles.open()
+        return await call_next(call)
+
+    return layer
 
 
 class Layered(Tool):
+    """Answers with what a layer minted: its own layer's."""
+
     name = "layered"
-    middleware = (minting,)
+    middleware = (minting("layered"),)
 
     async def handle(self, box: Box) -> McpResponse:
         return McpResponse.text(box.handle)
 
 
-class LayeredByServer(Tool):
+class LayeredByServer(Layered):
     """Minted by the server's layer (``MintingShop.middleware``)."""
 
     name = "layered_by_server"
-
-    async def handle(self, box: Box) -> McpResponse:
-        return McpResponse.text(box.handle)
+    middleware = ()
 
 
-class LayeredByApp(Tool):
+class LayeredByApp(Layered):
     """Minted by the app's layer (``with_middleware``, as ``http_app(middleware=...)``)."""
 
     name = "layered_by_app"
-
-    async def handle(self, box: Box) -> McpResponse:
-        return McpResponse.text(box.handle)
+    middleware = ()
 
 
 class ByService(Tool):
@@ -198,7 +200,7 @@ class MintingShop(Shop):
         HookAtTaskStart,
         RefusedAtTaskStart,
     )
-    middleware = (minting,)
+    middleware = (minting("layered_by_server"),)
     tasks = Tasks()
 
 
@@ -222,7 +224,9 @@ def bound(container: Container) -> Container:
 
 def served(container: Container) -> Catalog:
     """The shop as an app serves it: with the app's own (call-stage) layer too."""
-    return with_middleware(compile_server(MintingShop, container), [minting], container)
+    return with_middleware(
+        compile_server(MintingShop, container), [minting("layered_by_app")], container
+    )
 
 
 class Escaping(Shop):
@@ -246,7 +250,7 @@ class Paths(Server):
 
 
 class LayeredPaths(Paths):
-    middleware = (minting,)
+    middleware = (minting("plain"),)
 
 
 def test_a_tool_mints_when_anything_its_calls_resolve_can_take_state_handles() -> None:
@@ -261,7 +265,9 @@ def test_a_tool_mints_when_anything_its_calls_resolve_can_take_state_handles() -
         "hook_at_task_start",
     }
     assert not alone.tools["plain"].mints
-    assert with_middleware(alone, [minting], container).tools["plain"].mints  # the app's layer
+    assert (
+        with_middleware(alone, [minting("plain")], container).tools["plain"].mints
+    )  # the app's layer
     assert compile_server(LayeredPaths, container).tools["plain"].mints  # the server's layer
 
 
