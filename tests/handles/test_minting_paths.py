@@ -29,6 +29,7 @@ from mcp_adapter import (
     Tool,
     build_sdk_server,
     compile_server,
+    request_stage,
 )
 from mcp_adapter.compile.server import with_middleware
 from mcp_adapter.compiled.catalog import Catalog
@@ -279,6 +280,20 @@ def test_a_longer_lived_service_cannot_take_state_handles(lifetime: Lifetime) ->
     container.bind(Minted, Minted, lifetime)
     with pytest.raises(CompileError, match=r"captive dependency.*StateHandles"):
         compile_server(MintingShop, container)
+
+
+def test_a_request_stage_layer_cannot_take_state_handles() -> None:
+    """It runs before the call's scope opens, outside any call that could settle."""
+
+    @request_stage
+    async def early(call: Any, call_next: Any, handles: StateHandles) -> Any:
+        return await call_next(call)
+
+    class Early(Paths):
+        middleware = (early,)
+
+    with pytest.raises(CompileError, match="StateHandles is a context value of the call's"):
+        compile_server(Early, bound(Container()))
 
 
 @ERAS
