@@ -184,6 +184,7 @@ async def test_a_close_through_one_replica_finalizes_the_others_sessions_at_once
 async def test_a_close_note_is_the_digest_of_a_handle_closed_and_nothing_else() -> None:
     one, two = pair()
     ada, bob = ("principal", "ada"), ("principal", "bob")
+    one.store.begin("call")
     one.store.add(ada, "h1", handle_sessions(one.container)("h1"), "call")
     await one.store.settle("call")
     notes: Any = one.redis.pubsub(ignore_subscribe_messages=True)
@@ -318,6 +319,7 @@ async def test_a_handle_whose_replica_died_mid_call_still_expires() -> None:
     """Its call's lease is all that holds it: no count of calls in flight pins it."""
     one, two = pair(HandleLimits(idle_timeout=30))
     owner = ("principal", "ada")
+    one.store.begin("call")
     one.store.add(owner, "h1", handle_sessions(one.container)("h1"), "call")
     await one.store.settle("call")
     (key,) = await one.redis.keys(f"{PREFIX}:h:*")
@@ -357,6 +359,7 @@ async def test_two_replicas_closing_at_once_close_once() -> None:
     one, two = pair()
     owner = ("principal", "ada")
     session_one = handle_sessions(one.container)
+    one.store.begin("call")
     one.store.add(owner, "h1", session_one("h1"), "call")
     await one.store.settle("call")
     records = [await one.store.take(owner, "h1"), await two.store.take(owner, "h1")]
@@ -442,6 +445,7 @@ async def race(one: Replica, two: Replica) -> None:
     owner = ("principal", "ada")
     handles = [f"h{n}" for n in range(20)]
     sessions = handle_sessions(one.container)
+    one.store.begin("call")
     for handle in handles:
         one.store.add(owner, handle, sessions(handle), "call")
     await one.store.settle("call")

@@ -13,7 +13,6 @@ from mcp_adapter.cli.settings import add_container_option
 from mcp_adapter.cli.wording import count
 from mcp_adapter.compile.published import published_schema_problems
 from mcp_adapter.compiled.catalog import Catalog
-from mcp_adapter.compiled.handles import StateHandles
 from mcp_adapter.declare.components import Server, Tool
 from mcp_adapter.declare.handles import StateHandle
 from mcp_adapter.declare.naming import default_name
@@ -97,7 +96,7 @@ def state_handles(catalog: Catalog) -> list[str]:
     """Which tools mint state handles (they take ``StateHandles``) and which take one back
     (a ``StateHandle`` field of their input)."""
     tools = catalog.tools.values()
-    minting = [repr(tool.name) for tool in tools if StateHandles in tool.contexts]
+    minting = [repr(tool.name) for tool in tools if tool.mints]
     taking = [
         f"{tool.name!r} (argument {tool.handle.wire!r})"
         for tool in tools

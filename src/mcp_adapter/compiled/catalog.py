@@ -16,7 +16,7 @@ from starlette.requests import Request as HttpRequest
 
 from container import Container
 from mcp_adapter.compiled.handlers import HandlerPlan, Layer
-from mcp_adapter.compiled.handles import HandleField
+from mcp_adapter.compiled.handles import HandleField, StateHandles
 from mcp_adapter.compiled.lifespan import CompiledLifespan
 from mcp_adapter.compiled.resolvers import ResolverPlan, in_order
 from mcp_adapter.declare.components import DEFAULT_THREADS, PromptArgument
@@ -109,6 +109,11 @@ class CompiledComponent:
     """It (its handler, hooks or a service) needs the HTTP request: it works over HTTP only."""
     contexts: frozenset[Any] = field(init=False, repr=False)
     """Every context value its handler, hooks, middleware or constructor may take."""
+    mints: bool = field(init=False, repr=False)
+    """Its calls may open state handles: ``StateHandles`` is among its ``contexts`` (its
+    handler, constructor, a hook, a resolver, a layer of any level, or a service any of
+    those takes, however deep, can receive it). A tool call that may mint settles its
+    handles with the store before it answers (``HandleStore.settle``); no other does."""
     thread_bound: bool = field(init=False, repr=False)
     """Handler, construction, services, hooks and the services middleware layers take all
     sync: the call's scope, services, hooks, handler and finalizers run on one worker
@@ -170,6 +175,7 @@ class CompiledComponent:
         object.__setattr__(self, "needs_http", http or HttpRequest in self.build_contexts)
         contexts = self.build_contexts.union(*(p.contexts for p in plans))
         object.__setattr__(self, "contexts", contexts)
+        object.__setattr__(self, "mints", StateHandles in contexts)
 
     async def instance(self, scope: Any) -> Any:
         if self.build_is_async:

@@ -15,7 +15,6 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 
 from mcp_adapter.compiled.catalog import Catalog, CompiledTool
-from mcp_adapter.compiled.handles import StateHandles
 from mcp_adapter.declare.middleware import RequestCall
 from mcp_adapter.declare.request import McpRequest, freeze
 from mcp_adapter.dispatch import stage
@@ -127,7 +126,21 @@ class TaskCalls(DispatchCore):
             if isinstance(first, types.InputRequiredResult):
                 return first
             frozen[INPUT] = {"state": first, "answers": {}}
+        if tool.mints:  # what its hooks minted is known before the task is (or refused)
+            try:
+                await self.handles.store.settle(ctx)
+            except ToolError as refusal:
+                return error_result(refusal.message)
         return await tasks.start(tool.name, frozen, owner_of(request))
+
+    async def _settled(self, starting: Awaitable[ToolAnswer | None], ctx: Any) -> ToolAnswer | None:
+        """:meth:`_as_task` of a tool that may mint: what its hooks minted in this request
+        and did not settle (it answered before starting a task, or failed) is dropped."""
+        self.handles.store.begin(ctx)
+        try:
+            return await starting
+        finally:
+            await self.handles.store.settle(ctx, keep=False)
 
     async def _staged_task(
         self,
@@ -193,7 +206,9 @@ class TaskCalls(DispatchCore):
             return {"error": {"code": types.INVALID_PARAMS, "message": f"Unknown tool: {name}"}}
         ctx = TaskContext(str(data["protocol_version"]), token_of(data), status)
         request = request_of(data, ctx)
-        mints = StateHandles in tool.contexts
+        mints = tool.mints
+        if mints:
+            self.handles.store.begin(ctx)
         try:
             request, retry = resumed(request, data.get(INPUT))
             arguments = data["arguments"]  # plain, as they came

@@ -15,7 +15,6 @@ from container import Scope
 from mcp_adapter.compiled.catalog import (
     CompiledTool,
 )
-from mcp_adapter.compiled.handles import StateHandles
 from mcp_adapter.declare.middleware import Call, RequestCall
 from mcp_adapter.declare.request import McpRequest
 from mcp_adapter.dispatch import handles, stage, telemetry
@@ -111,13 +110,16 @@ class ToolCalls(TaskCalls):
             raise unknown("tool", params.name)
         arguments: Mapping[str, Any] = params.arguments or {}
         if tool.task_support != "forbidden":  # the tasks extension (dispatch.tasking)
-            started = await self._as_task(tool, ctx, arguments, given)
+            starting = self._as_task(tool, ctx, arguments, given)
+            started = await (self._settled(starting, ctx) if tool.mints else starting)
             if started is not None:
                 return started
         request = self.request(ctx, given, arguments=arguments) if tool.needs_request else None
         place = None if self.calls is None else self.calls.admit(ctx, self.caller)
         held = None
-        mints = StateHandles in tool.contexts
+        mints = tool.mints
+        if mints:  # the handles it mints are its own until it settles them
+            self.handles.store.begin(ctx)
         try:
             if tool.handle is not None:  # its calls run in the session of the handle they carry
                 store = self.handles.store

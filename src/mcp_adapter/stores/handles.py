@@ -88,6 +88,11 @@ class HandleStore(Protocol):
 
     limits: HandleLimits
 
+    def begin(self, call: object) -> None:
+        """The tool call ``call`` (the SDK's request context) may mint from now until its
+        :meth:`settle` (the dispatcher calls it for a tool whose ``CompiledTool.mints``)."""
+        ...
+
     def add(self, owner: Hashable, handle: str, session: SessionScope, call: object = None) -> None:
         """Keep a new ``handle`` of ``owner``, minted by the tool call ``call`` (the SDK's
         request context); raise :class:`TooManyHandles` past a limit, here or in
@@ -203,6 +208,9 @@ class MemoryHandles(Serving):
             now = self._clock()
             self._records[handle] = HandleRecord(owner, session, now, now)
             self._owned[owner] = self._owned.get(owner, 0) + 1
+
+    def begin(self, call: object) -> None:
+        """Nothing: any code may mint here, in a tool call or not, during one or after."""
 
     async def settle(self, call: object, *, keep: bool = True) -> None:
         """Nothing: a handle is known to every call of this process once :meth:`add` returns."""

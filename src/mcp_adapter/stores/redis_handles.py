@@ -26,7 +26,10 @@ noted while it could not reach Redis.
 Minting is two steps: ``add`` (called by ``StateHandles.open()``, a plain call) keeps the
 new handle in this replica, and ``settle`` (awaited by the dispatcher before the minting
 call answers) adds it to Redis, where the caps are checked: a refusal is that call's
-answer, and the handle is never known. Every Redis command is bounded by ``timeout``
+answer, and the handle is never known. A call may mint between its ``begin`` (the
+dispatcher's, for a tool that may mint: ``CompiledTool.mints``) and its ``settle``; an
+``add`` outside that (a ``StateHandles`` kept past its call) raises, rather than keep a
+handle nobody will settle. Every Redis command is bounded by ``timeout``
 seconds; a failure is :class:`~mcp_adapter.stores.handles.HandlesUnavailable`.
 """
 
@@ -57,12 +60,11 @@ from mcp_adapter.stores.handles import (
     finalize,
 )
 from mcp_adapter.stores.redis_channel import receive
+from mcp_adapter.stores.redis_handle_scripts import ADD, CLOSE, LEASE, RELEASE, SWEEP, TAKE
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
-FOREVER = 2**53 - 1
-"""The score (milliseconds) of a handle that does not expire (no idle timeout)."""
 DEFAULT_LEASE = 60.0
 """Seconds a call in flight keeps its handle alive however short the idle timeout; the
 replica running it renews this every third of it, so a handle whose call's replica died
@@ -70,100 +72,6 @@ expires at most this long after (then idle, as any)."""
 _MEMBER = re.compile(r"[0-9a-f]{32}")
 """What a close note carries: a member digest (:func:`digest`); anything else, of any
 length, is ignored (and logged)."""
-
-_NOW = """
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-local function owner_expiry(key)
-  local top = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-  if #top == 0 then return end
-  local last = tonumber(top[2])
-  if last >= FOREVER then redis.call('PERSIST', key) else redis.call('PEXPIREAT', key, last) end
-end
-""".replace("FOREVER", str(FOREVER))
-
-_ADD = (
-    _NOW
-    + """
-local ttl, per, most = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-if per > 0 and redis.call('ZCARD', KEYS[2]) >= per then return 1 end
-if most > 0 and redis.call('ZCARD', KEYS[3]) >= most then return 2 end
-local score = FOREVER
-redis.call('HSET', KEYS[1], 'u', 0)
-if ttl > 0 then
-  score = now + ttl
-  redis.call('PEXPIRE', KEYS[1], ttl)
-end
-redis.call('ZADD', KEYS[2], score, ARGV[4])
-redis.call('ZADD', KEYS[3], score, ARGV[4])
-owner_expiry(KEYS[2])
-return 0
-""".replace("FOREVER", str(FOREVER))
-)
-
-_EXTEND = """
-local function extend(ttl, only_longer)
-  if ttl <= 0 then return end
-  local left = redis.call('PTTL', KEYS[1])
-  if left < 0 or (only_longer and left >= ttl) then return end
-  redis.call('PEXPIRE', KEYS[1], ttl)
-  redis.call('ZADD', KEYS[2], now + ttl, ARGV[1])
-  redis.call('ZADD', KEYS[3], now + ttl, ARGV[1])
-  owner_expiry(KEYS[2])
-end
-"""
-
-_TAKE = (
-    _NOW
-    + _EXTEND
-    + """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HINCRBY', KEYS[1], 'u', 1)
-extend(tonumber(ARGV[2]), true)
-return 1
-"""
-)
-
-_RELEASE = (
-    _NOW
-    + _EXTEND
-    + """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local users = redis.call('HINCRBY', KEYS[1], 'u', -1)
-if users < 0 then
-  redis.call('HSET', KEYS[1], 'u', 0)
-  users = 0
-end
-extend(tonumber(ARGV[2]), users > 0)
-return 1
-"""
-)
-
-_LEASE = (
-    _NOW
-    + _EXTEND
-    + """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-extend(tonumber(ARGV[2]), true)
-return 1
-"""
-)
-
-_CLOSE = (
-    _NOW
-    + """
-local gone = redis.call('DEL', KEYS[1])
-if gone == 1 then redis.call('PUBLISH', ARGV[2], ARGV[1]) end
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('ZREM', KEYS[3], ARGV[1])
-owner_expiry(KEYS[2])
-return gone
-"""
-)
-
-_SWEEP = _NOW + "return redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)"
 
 
 def digest(*parts: str) -> str:
@@ -239,16 +147,17 @@ class RedisHandles(Serving):
         self._all = f"{prefix}:all"
         self.closed = f"{prefix}:closed"
         """The channel of close notes: the member of each handle closed, as it closes."""
-        self._add = client.register_script(_ADD)
-        self._take = client.register_script(_TAKE)
-        self._release = client.register_script(_RELEASE)
-        self._renew = client.register_script(_LEASE)
-        self._close = client.register_script(_CLOSE)
-        self._sweep = client.register_script(_SWEEP)
+        self._add = client.register_script(ADD)
+        self._take = client.register_script(TAKE)
+        self._release = client.register_script(RELEASE)
+        self._renew = client.register_script(LEASE)
+        self._close = client.register_script(CLOSE)
+        self._sweep = client.register_script(SWEEP)
         self._records: dict[str, SharedRecord] = {}
         """This replica's records, by member."""
         self._minted: dict[int, list[SharedRecord]] = {}
-        """Handles minted by calls that have not answered yet, by the call's ``id``."""
+        """Handles minted by calls that have not answered yet, by the call's ``id``: an entry
+        from :meth:`begin` to :meth:`settle`, the only time the call may mint."""
         self._lock = threading.Lock()
         """``add`` may be called from a sync handler's worker thread."""
         self._serving = 0
@@ -277,6 +186,10 @@ class RedisHandles(Serving):
                 "State handles are unavailable for a moment: try again"
             ) from exc
 
+    def begin(self, call: object) -> None:
+        with self._lock:
+            self._minted.setdefault(id(call), [])
+
     def add(self, owner: Hashable, handle: str, session: SessionScope, call: object = None) -> None:
         if call is None:
             raise RuntimeError(
@@ -287,8 +200,16 @@ class RedisHandles(Serving):
         now = self._clock()
         record = SharedRecord(owner, session, now, now, member=member, owned=owned, known=False)
         with self._lock:
+            minted = self._minted.get(id(call))
+            if minted is None:
+                raise RuntimeError(
+                    "StateHandles.open() was called outside the tool call it was given to "
+                    "(after the call answered, or from a task the call left running): when "
+                    "handles are kept in Redis a handle is added there as its call answers; "
+                    "open it in the call itself (its handler, layers, hooks or services)"
+                )
             self._records[record.member] = record
-            self._minted.setdefault(id(call), []).append(record)
+            minted.append(record)
 
     async def settle(self, call: object, *, keep: bool = True) -> None:
         with self._lock:

@@ -230,6 +230,7 @@ class Driver:
         client = self.client
         owner = client_of(None, client.caller)  # as the dispatcher finds it in process
         call = object()  # the store settles the handles of a call: this one
+        client.handles.begin(call)
         handle = StateHandles(HandleDesk.of(client.container, client.handles), owner, call).open()
         await client.handles.settle(call)
         return handle
