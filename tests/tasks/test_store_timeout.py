@@ -5,8 +5,9 @@ Redis still sleeps, over real HTTP; once it wakes, the tasks answer as before.""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 import anyio
 import pytest
@@ -21,10 +22,24 @@ from tests.tasks.helpers import over_http
 
 pytestmark = pytest.mark.anyio
 
-BOUND = 0.5
+BOUND = 1.0
 """``Tasks.store_timeout`` here, in seconds."""
-STALL = 8
+STALL = 12
 """Seconds Redis sleeps: long enough for every bounded request below to answer first."""
+HEALTHY_TRIES = 5
+"""A request to a healthy Redis may still pass the bound on a loaded machine (a CI run at
+load 8 saw the first one take longer than 0.5 s): outside the stall, the test asks again."""
+
+
+async def healthy(request: Callable[[], Awaitable[Any]]) -> Any:
+    """``request()`` while Redis is awake, asked again when it only passed the bound."""
+    for _ in range(HEALTHY_TRIES - 1):
+        try:
+            return await request()
+        except MCPError as exc:
+            if "did not answer within" not in exc.error.message:
+                raise
+    return await request()
 
 
 class Quick(Tool):
@@ -73,8 +88,8 @@ async def stalled(url: str) -> AsyncIterator[anyio.Event]:
 async def test_every_task_request_answers_the_bound_while_redis_stalls(redis_url: str) -> None:
     with serve_app(http_app(stalling_server(redis_url), Container())) as url:
         async with over_http(f"{url}/mcp") as tasks:
-            done = (await tasks.call("quick"))["taskId"]
-            assert (await tasks.until(done))["status"] == "completed"
+            done = (await healthy(lambda: tasks.call("quick")))["taskId"]
+            assert (await healthy(lambda: tasks.until(done)))["status"] == "completed"
             async with stalled(redis_url) as woke:
                 answers: list[tuple[int, str]] = []
                 for request in (
@@ -92,6 +107,7 @@ async def test_every_task_request_answers_the_bound_while_redis_stalls(redis_url
                 == [(-32603, f"The task store did not answer within {BOUND:g} s; try again later")]
                 * 4
             )
-            assert (await tasks.get(done))["status"] == "completed"  # awake: as before
-            again = (await tasks.call("quick"))["taskId"]
-            assert (await tasks.until(again))["status"] == "completed"
+            awake = await healthy(lambda: tasks.get(done))
+            assert awake["status"] == "completed"  # awake: as before
+            again = (await healthy(lambda: tasks.call("quick")))["taskId"]
+            assert (await healthy(lambda: tasks.until(again)))["status"] == "completed"
